@@ -1,0 +1,5 @@
+import sys
+
+from crawler.cli import main
+
+sys.exit(main())

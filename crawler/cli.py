@@ -1,0 +1,258 @@
+"""The `crawler` command: run, export, status, testbed, demo."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from crawler import __version__
+from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
+from policies import frontier_policy_names
+
+log = logging.getLogger("crawler")
+
+# run's flags, by setting name; each is passed on only when given
+RUN_FLAGS: dict[str, dict[str, Any]] = {
+    "db": {"help": "database URL (default sqlite+aiosqlite:///crawl.db)"},
+    "max_pages": {"type": int, "help": "stop after this many URLs are visited"},
+    "duration": {"type": float, "help": "stop after this many seconds"},
+    "policy": {"help": "frontier order: " + ", ".join(frontier_policy_names())},
+    "concurrency": {"type": int, "help": "visits in flight across all hosts"},
+    "per_host_concurrency": {"type": int, "help": "requests at once to one host (default 1)"},
+    "delay": {"type": float, "help": "minimum seconds between requests to a host"},
+    "max_depth": {"type": int, "help": "links followed from the seeds, at most"},
+    "metrics_host": {"help": "address of the /metrics and /healthz server"},
+    "metrics_port": {"type": int, "help": "port of the metrics server (0 disables)"},
+    "user_agent": {"help": "User-Agent sent, and matched in robots.txt"},
+    "relevance_threshold": {"type": float, "help": "relevance at which a page counts"},
+    "connect_timeout": {"type": float, "help": "seconds to connect"},
+    "total_timeout": {"type": float, "help": "seconds for a whole request"},
+    "max_body_bytes": {"type": int, "help": "largest body read"},
+    "max_redirects": {"type": int, "help": "redirects followed from one URL"},
+    "response_queue": {"type": int, "help": "pages waiting to be processed, at most"},
+}
+
+
+def _add_run_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    run = commands.add_parser("run", help="crawl from seeds towards a topic")
+    run.add_argument("--config", type=Path, help="TOML file of settings (flags override it)")
+    run.add_argument("--seed", action="append", dest="seeds", help="a seed URL (repeatable)")
+    run.add_argument("--seeds-file", type=Path, help="seed URLs, one a line")
+    run.add_argument("--topic", help="the topic, as text")
+    run.add_argument("--topic-file", type=Path, help="the topic, from a text or HTML file")
+    run.add_argument(
+        "--allowed-domain",
+        action="append",
+        dest="allowed_domains",
+        help="a domain to stay in (repeatable; default: the seeds' hosts)",
+    )
+    run.add_argument(
+        "--allow-private-networks",
+        action="store_const",
+        const=True,
+        help="allow loopback, private and link-local addresses",
+    )
+    run.add_argument(
+        "--allow-network",
+        action="append",
+        dest="allowed_networks",
+        metavar="CIDR",
+        help="allow this network (repeatable)",
+    )
+    run.add_argument(
+        "--no-store-text",
+        action="store_const",
+        const=False,
+        dest="store_text",
+        help="keep titles and scores, not page text",
+    )
+    for name, options in RUN_FLAGS.items():
+        run.add_argument("--" + name.replace("_", "-"), dest=name, **options)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="crawler", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"crawler {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    commands = parser.add_subparsers(dest="command", required=True)
+    _add_run_parser(commands)
+
+    export = commands.add_parser("export", help="write the collection as JSON lines or CSV")
+    export.add_argument("--db", required=True, help="database URL")
+    export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    export.add_argument("--min-relevance", type=float)
+    export.add_argument("--out", type=Path, help="file to write (default: standard output)")
+
+    status = commands.add_parser("status", help="summarise a crawl")
+    status.add_argument("--db", required=True, help="database URL")
+    status.add_argument("--relevance-threshold", type=float)
+    status.add_argument("--json", action="store_true", help="one JSON object")
+
+    testbed = commands.add_parser("testbed", help="serve a synthetic topical web on loopback")
+    testbed.add_argument("--port", type=int, default=8080)
+    testbed.add_argument("--seed", type=int, default=0)
+    testbed.add_argument("--pages", type=int, default=5000)
+    testbed.add_argument("--hosts", type=int, default=6)
+    testbed.add_argument(
+        "--latency", type=float, default=0.0, help="mean seconds before each page is served"
+    )
+    testbed.add_argument("--crawl-delay", type=float, help="Crawl-delay in robots.txt")
+    testbed.add_argument("--ground-truth", type=Path, help="write the graph and relevance here")
+
+    demo = commands.add_parser("demo", help="crawl a local testbed for a few seconds")
+    demo.add_argument("--duration", type=float, default=20.0)
+    demo.add_argument("--db", help="database URL (default: a new file in a temp directory)")
+    return parser
+
+
+def _read_topic_file(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"setting 'topic': cannot read {str(path)!r}: {error.strerror}") from None
+    if path.suffix.lower() in (".html", ".htm"):
+        from selectolax.lexbor import LexborHTMLParser
+
+        from crawler.parse import decode
+
+        tree = LexborHTMLParser(decode(raw, None))
+        tree.strip_tags(["script", "style"])
+        return tree.text(separator=" ")
+    return raw.decode("utf-8", errors="replace")
+
+
+def _read_seeds_file(path: Path) -> list[str]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise ConfigError(f"setting 'seeds': cannot read {str(path)!r}: {error.strerror}") from None
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def config_from_args(args: argparse.Namespace) -> CrawlConfig:
+    file_values = read_toml(args.config) if args.config else {}
+    flags: dict[str, Any] = {name: getattr(args, name) for name in RUN_FLAGS}
+    for name in ("allowed_domains", "allowed_networks", "allow_private_networks", "store_text"):
+        flags[name] = getattr(args, name)
+    seeds = list(args.seeds or [])
+    if args.seeds_file:
+        seeds += _read_seeds_file(args.seeds_file)
+    if seeds:
+        flags["seeds"] = seeds
+    if args.topic_file:
+        flags["topic"] = _read_topic_file(args.topic_file)
+    if args.topic:
+        flags["topic"] = (flags.get("topic", "") + " " + args.topic).strip()
+    flags = {name: value for name, value in flags.items() if value is not None}
+    return build_config(file_values=file_values, flag_values=flags)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from crawler.service import run_crawl
+
+    config = config_from_args(args)
+    summary = asyncio.run(run_crawl(config, progress=sys.stderr))
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items())) or "none"
+    print(
+        f"stopped: {summary.stop_reason}\n"
+        f"visited {summary.fetched} URLs in {summary.seconds:.1f} s "
+        f"({summary.fetched / max(summary.seconds, 1e-9):.1f}/s), "
+        f"{summary.relevant} relevant\n"
+        f"outcomes: {outcomes}\n"
+        f"frontier left: {summary.frontier}"
+    )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from crawler.collection import export
+
+    if args.out is None:
+        count = asyncio.run(
+            export(args.db, sys.stdout, fmt=args.format, min_relevance=args.min_relevance)
+        )
+    else:
+        # write beside the target and rename, so a failed export leaves no half file
+        partial = args.out.with_name(args.out.name + ".partial")
+        with partial.open("w", encoding="utf-8", newline="") as out:
+            count = asyncio.run(
+                export(args.db, out, fmt=args.format, min_relevance=args.min_relevance)
+            )
+        partial.replace(args.out)
+    print(f"exported {count} records", file=sys.stderr)
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from crawler.collection import format_status, status
+
+    report = asyncio.run(status(args.db, relevance_threshold=args.relevance_threshold))
+    print(json.dumps(asdict(report)) if args.json else format_status(report))
+    return 0
+
+
+def _testbed(args: argparse.Namespace) -> int:
+    from crawler.testbed import ServerSpec, Testbed
+    from crawler.testbed_web import WebSpec
+
+    async def serve() -> None:
+        bed = Testbed(
+            WebSpec(seed=args.seed, pages=args.pages, hosts=args.hosts),
+            ServerSpec(port=args.port, latency=args.latency, crawl_delay=args.crawl_delay),
+        )
+        async with bed:
+            if args.ground_truth:
+                bed.write_ground_truth(args.ground_truth)
+            print(f"testbed: {args.pages} pages on {', '.join(bed.base_urls)}")
+            print(f"seed: {bed.seeds[0]}\ntopic: {bed.topic}", flush=True)
+            await asyncio.Event().wait()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from crawler.demo import run_demo
+
+    return asyncio.run(run_demo(duration=args.duration, db=args.db))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose + 1, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handlers = {
+        "run": _run,
+        "export": _export,
+        "status": _status,
+        "testbed": _testbed,
+        "demo": _demo,
+    }
+    try:
+        return handlers[args.command](args)
+    except ConfigError as error:
+        parser.exit(2, f"crawler: error: {error}\n")
+    except Exception as error:  # the known failures of storage and the network
+        from storage import StorageError
+
+        if isinstance(error, StorageError | OSError):
+            parser.exit(1, f"crawler: error: {error}\n")
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Reading the collection while a crawl may be writing it: export and status."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy.engine import make_url
+
+import storage
+from crawler.config import DEFAULT_RELEVANCE_THRESHOLD
+
+EXPORT_FIELDS = (
+    "url",
+    "final_url",
+    "host",
+    "status",
+    "content_type",
+    "relevance",
+    "title",
+    "depth",
+    "discovered_from",
+    "fetched_at",
+    "fetch_count",
+    "error",
+)
+EXPORT_FORMATS = ("jsonl", "csv")
+
+
+def check_database_exists(db: str) -> None:
+    """Reading must not create an empty SQLite file where the user mistyped a path."""
+    try:
+        url = make_url(db)
+    except Exception as error:  # sqlalchemy raises several kinds for a bad URL
+        raise storage.StorageError(f"bad database URL {db!r}: {error}") from error
+    on_disk = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+    if on_disk and not Path(str(url.database)).is_file():
+        raise storage.StorageError(f"no crawl database at {url.database!r}")
+
+
+def export_row(record: storage.ExportRecord) -> dict[str, Any]:
+    row = {name: getattr(record, name) for name in EXPORT_FIELDS}
+    if record.fetched_at is not None:
+        row["fetched_at"] = record.fetched_at.isoformat(timespec="microseconds")
+    return row
+
+
+async def export(
+    db: str, out: IO[str], *, fmt: str = "jsonl", min_relevance: float | None = None
+) -> int:
+    """Write one record per fetched URL; return how many."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
+    check_database_exists(db)
+    engine = storage.open_engine(db)
+    count = 0
+    try:
+        with _writer(out, fmt) as write:
+            async with engine.connect() as connection:
+                async for record in storage.iter_export(connection, min_relevance=min_relevance):
+                    write(export_row(record))
+                    count += 1
+    finally:
+        await engine.dispose()
+    return count
+
+
+@contextmanager
+def _writer(out: IO[str], fmt: str) -> Iterator[Any]:
+    if fmt == "csv":
+        table = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+        table.writeheader()
+        yield table.writerow
+    else:
+        yield lambda row: out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+async def status(db: str, *, relevance_threshold: float | None = None) -> storage.CrawlStatus:
+    check_database_exists(db)
+    engine = storage.open_engine(db)
+    try:
+        async with engine.connect() as connection:
+            if relevance_threshold is None:
+                meta = await storage.get_meta(connection)
+                relevance_threshold = float(
+                    meta.get("relevance_threshold", DEFAULT_RELEVANCE_THRESHOLD)
+                )
+            return await storage.crawl_status(connection, relevance_threshold=relevance_threshold)
+    finally:
+        await engine.dispose()
+
+
+def format_status(report: storage.CrawlStatus) -> str:
+    lines = [
+        f"pages fetched   {report.pages}",
+        f"relevant pages  {report.relevant_pages} (relevance >= {report.relevance_threshold})",
+        f"frontier        {report.frontier}",
+        f"hosts           {report.hosts}",
+    ]
+    if report.errors:
+        lines.append("errors")
+        lines.extend(f"  {kind:<20} {count}" for kind, count in report.errors.items())
+    else:
+        lines.append("errors          none")
+    return "\n".join(lines)

@@ -1,0 +1,320 @@
+"""The engine: wires the frontier policy, politeness, fetching, processing and storage.
+
+    seeds -> frontier policy -> visits (per-host politeness) -> response queue (K)
+          -> processor (parse, score) -> storage writer -> new URLs back to the frontier
+
+One TaskGroup holds the dispatcher, the visits, the processor, the writer and the
+checkpoints. The engine decides whether to dispatch (a target number of visits in
+flight, which controllers may change); politeness decides when each host may be asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+import storage
+from crawler.metrics import CrawlerMetrics
+from crawler.outcomes import Outcome
+from crawler.politeness import Politeness
+from crawler.processor import Processor
+from crawler.robots import RobotsCache
+from crawler.visit import Visit, Visitor
+from crawler.writer import Committed, StateWrite, StorageWriter
+from policies import Candidate, PriorityFrontier, TopicScorer
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
+GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
+MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
+SCORER_STATE = "relevance.document_frequency"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineLimits:
+    max_pages: int | None = None
+    duration: float | None = None
+    concurrency: int = 16
+    max_retries: int = 3
+    response_queue: int = 64
+    relevance_threshold: float = 0.1
+    stop_grace: float = 30.0  # seconds visits in flight get to finish at shutdown
+
+
+@dataclass(slots=True)
+class CrawlSummary:
+    stop_reason: str = ""
+    fetched: int = 0  # visits recorded in this run
+    relevant: int = 0
+    outcomes: dict[str, int] = dataclasses.field(default_factory=dict)
+    seconds: float = 0.0
+    frontier: int = 0
+
+
+class Engine:
+    def __init__(
+        self,
+        *,
+        db: AsyncEngine,
+        frontier: PriorityFrontier,
+        politeness: Politeness,
+        robots: RobotsCache,
+        visitor: Visitor,
+        processor: Processor,
+        scorer: TopicScorer,
+        metrics: CrawlerMetrics,
+        limits: EngineLimits,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.db = db
+        self.frontier = frontier
+        self.politeness = politeness
+        self.robots = robots
+        self.visitor = visitor
+        self.processor = processor
+        self.scorer = scorer
+        self.metrics = metrics
+        self.limits = limits
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.target_in_flight = limits.concurrency  # what a pool controller adjusts
+        self.summary = CrawlSummary()
+        self._writer = StorageWriter(db, on_committed=self._committed)
+        self._responses: asyncio.Queue[Visit | None] = asyncio.Queue(limits.response_queue)
+        self._stop = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._visits: set[asyncio.Task[None]] = set()
+        self._processing = 0
+        self._dirty_hosts: set[str] = set()
+        visitor.on_host_changed = self._dirty_hosts.add
+
+    # -- control ---------------------------------------------------------------------
+
+    def request_stop(self) -> None:
+        """Stop dispatching; what is in flight finishes and is stored."""
+        self._stop.set()
+        self._wake.set()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._visits)
+
+    def is_idle(self) -> bool:
+        """Nothing to fetch and nothing under way that could reveal more."""
+        return (
+            len(self.frontier) == 0
+            and not self._visits
+            and self._responses.empty()
+            and self._processing == 0
+            and self._writer.pending == 0
+        )
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    async def run(self) -> CrawlSummary:
+        started = self.clock()
+        await self._restore()
+        async with asyncio.TaskGroup() as group:
+            writer = group.create_task(self._writer.run(), name="writer")
+            processor = group.create_task(self._process_loop(), name="processor")
+            checkpoints = group.create_task(self._checkpoint_loop(), name="checkpoints")
+            try:
+                self.summary.stop_reason = await self._dispatch_loop(group)
+            finally:
+                await self._drain_visits()
+                await self._responses.put(None)
+                await processor
+                checkpoints.cancel()
+                self._writer.put(self._state_write())
+                self._writer.close()
+                await writer
+        self.summary.seconds = self.clock() - started
+        self.summary.frontier = len(self.frontier)
+        return self.summary
+
+    async def _restore(self) -> None:
+        """Bring back what earlier runs learned: hosts, robots.txt, the model, the frontier."""
+        now_wall, now = self.wall_clock(), self.clock()
+        async with self.db.connect() as connection:
+            for host in await storage.load_hosts(connection):
+                if host.robots_fetched_at is not None:
+                    entry = self.robots.store(
+                        host.host, host.robots_status, host.robots_body, host.robots_fetched_at
+                    )
+                    self.politeness.set_crawl_delay(host.host, self.robots.crawl_delay(entry))
+                slot = self.politeness.slot(host.host)
+                slot.backoff, slot.failures = host.backoff, host.failures
+                if host.not_before > now_wall:
+                    slot.not_before = now + (host.not_before - now_wall)
+            state = await storage.load_learned_state(connection, SCORER_STATE)
+            if state is not None:
+                self.scorer.set_state(state)
+            async for batch in storage.iter_queued(connection):
+                for queued in batch:
+                    self.frontier.push(_candidate(queued))
+        self.metrics.frontier_size.set(len(self.frontier))
+
+    async def _drain_visits(self) -> None:
+        if not self._visits:
+            return
+        _, pending = await asyncio.wait(self._visits, timeout=self.limits.stop_grace)
+        for task in pending:  # their URLs are still queued in the database
+            task.cancel()
+        if pending:
+            log.warning("cancelled %d visits still running after the grace period", len(pending))
+            await asyncio.wait(pending)
+
+    # -- dispatching -----------------------------------------------------------------
+
+    async def _dispatch_loop(self, group: asyncio.TaskGroup) -> str:
+        limits = self.limits
+        deadline = None if limits.duration is None else self.clock() + limits.duration
+        while not self._stop.is_set():
+            now = self.clock()
+            if deadline is not None and now >= deadline:
+                return "duration"
+            room = self.target_in_flight - self.in_flight
+            if limits.max_pages is not None:
+                left = limits.max_pages - self.summary.fetched
+                if left <= 0:
+                    return "max_pages"
+                room = min(room, left - self.in_flight)
+            if room > 0:
+                candidate = self.frontier.pop(functools.partial(self._ready, now=now))
+                if candidate is not None:
+                    self.politeness.start(candidate.host, now)
+                    task = group.create_task(self._visit(candidate))
+                    self._visits.add(task)
+                    self._observe_queues()
+                    continue
+            if self.is_idle():
+                return "frontier exhausted"
+            timeout = self._until_next_ready(now)
+            if deadline is not None:
+                timeout = min(timeout, max(0.0, deadline - now))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+        return "stopped"
+
+    def _ready(self, host: str, *, now: float) -> bool:
+        return self.politeness.ready(host, now)
+
+    def _until_next_ready(self, now: float) -> float:
+        soonest = MAX_IDLE_WAIT
+        for host in self.frontier.hosts():
+            ready_at = self.politeness.ready_at(host)
+            if ready_at is not None:
+                soonest = min(soonest, ready_at - now)
+        return max(soonest, 0.0)
+
+    async def _visit(self, candidate: Candidate) -> None:
+        try:
+            visit = await self.visitor.visit(candidate)
+            if visit.response is not None:
+                self.metrics.response_bytes.inc(visit.response.size)
+            if visit.outcome.retried and candidate.attempts < self.limits.max_retries:
+                self.metrics.observe_outcome(visit.outcome)
+                self.frontier.push(dataclasses.replace(candidate, attempts=candidate.attempts + 1))
+                return
+            self.summary.fetched += 1
+            await self._responses.put(visit)
+        finally:
+            self._visits.discard(asyncio.current_task())  # type: ignore[arg-type]
+            self._observe_queues()
+            self._wake.set()
+
+    # -- processing and storing -----------------------------------------------------
+
+    async def _process_loop(self) -> None:
+        while True:
+            visit = await self._responses.get()
+            if visit is None:
+                return
+            self._processing += 1
+            try:
+                processed = await self.processor.process(visit)
+                self._writer.put(processed.write)
+                self._observe_processed(visit, processed.outcome, processed.relevance)
+            finally:
+                self._processing -= 1
+                self._observe_queues()
+
+    def _observe_processed(self, visit: Visit, outcome: Outcome, relevance: float | None) -> None:
+        self.metrics.observe_outcome(outcome)
+        self.summary.outcomes[outcome.value] = self.summary.outcomes.get(outcome.value, 0) + 1
+        if visit.seconds > 0:
+            self.metrics.fetch_duration.observe(visit.seconds)
+        if relevance is not None:
+            self.metrics.relevance.observe(relevance)
+            if relevance >= self.limits.relevance_threshold:
+                self.summary.relevant += 1
+                self.metrics.relevant_pages.inc()
+
+    def _committed(self, committed: list[Committed]) -> None:
+        for item in committed:
+            children = [_candidate(queued) for queued in item.new_urls]
+            for child in children:
+                self.frontier.push(child)
+            self.frontier.on_fetched(
+                item.write.candidate, item.write.record.relevance or 0.0, children
+            )
+            self.metrics.links_discovered.inc(len(children))
+        self.metrics.pages_stored.inc(len(committed))
+        self._observe_queues()
+        self._wake.set()
+
+    def _observe_queues(self) -> None:
+        self.metrics.frontier_size.set(len(self.frontier))
+        self.metrics.in_flight.set(self.in_flight)
+        self.metrics.response_queue.set(self._responses.qsize())
+        self.metrics.write_queue.set(self._writer.pending)
+
+    # -- checkpoints -----------------------------------------------------------------
+
+    async def _checkpoint_loop(self) -> None:
+        last_checkpoint = self.clock()
+        while True:
+            await asyncio.sleep(GAUGE_INTERVAL)
+            now = self.clock()
+            hosts = list(self.frontier.hosts())
+            self.metrics.hosts_waiting.set(self.politeness.waiting_hosts(hosts, now))
+            if now - last_checkpoint >= CHECKPOINT_INTERVAL:
+                self._writer.put(self._state_write())
+                last_checkpoint = now
+
+    def _state_write(self) -> StateWrite:
+        """The hosts changed since the last checkpoint, and the learned model."""
+        now_wall, now = self.wall_clock(), self.clock()
+        names = sorted(self._dirty_hosts)
+        self._dirty_hosts.clear()
+        hosts = []
+        for name in names:
+            slot = self.politeness.slot(name)
+            entry = self.robots.get(name, now_wall)
+            hosts.append(
+                storage.HostRecord(
+                    host=name,
+                    robots_status=None if entry is None else entry.status,
+                    robots_body=None if entry is None else entry.body,
+                    robots_fetched_at=None if entry is None else entry.fetched_at,
+                    backoff=slot.backoff,
+                    failures=slot.failures,
+                    not_before=now_wall + max(0.0, slot.not_before - now),
+                )
+            )
+        return StateWrite(hosts=hosts, learned={SCORER_STATE: self.scorer.get_state()})
+
+
+def _candidate(queued: storage.QueuedUrl) -> Candidate:
+    return Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)

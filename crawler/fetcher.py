@@ -1,0 +1,202 @@
+"""One HTTP request at a time, through one aiohttp session: timeouts, a body size limit,
+no automatic redirects (the visitor checks every hop), and every library error
+translated here, once, into an `Outcome`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+import aiohttp
+from yarl import URL
+
+from crawler.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
+from crawler.outcomes import Outcome
+from crawler.robots import MAX_ROBOTS_BYTES
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+READ_CHUNK = 64 * 1024
+ROBOTS_MAX_REDIRECTS = 5  # RFC 9309: follow at least five
+
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
+
+
+class FetchError(Exception):
+    """A request that got no usable answer; `outcome` says why."""
+
+    def __init__(self, outcome: Outcome, detail: str) -> None:
+        super().__init__(f"{outcome.value}: {detail}")
+        self.outcome = outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    url: URL
+    status: int
+    content_type: str | None  # the media type alone, lower case
+    charset: str | None
+    location: str | None
+    retry_after: float | None
+    x_robots_tag: str | None
+    body: bytes | None  # read only for HTML with a 2xx status
+    truncated: bool  # reading stopped at the size limit
+    size: int  # bytes read
+
+    @property
+    def is_html(self) -> bool:
+        return self.content_type is None or self.content_type in HTML_TYPES
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _charset_of(content_type_header: str | None) -> str | None:
+    if not content_type_header:
+        return None
+    match = _CHARSET.search(content_type_header)
+    return match.group(1).lower() if match else None
+
+
+class Fetcher:
+    def __init__(
+        self,
+        *,
+        user_agent: str,
+        connect_timeout: float,
+        total_timeout: float,
+        max_body_bytes: int,
+        guard: NetworkGuard,
+        trace_configs: Sequence[aiohttp.TraceConfig] = (),
+    ) -> None:
+        self.user_agent = user_agent
+        self.max_body_bytes = max_body_bytes
+        self.guard = guard
+        self._timeout = aiohttp.ClientTimeout(total=total_timeout, sock_connect=connect_timeout)
+        self._trace_configs = list(trace_configs)
+        self._session: aiohttp.ClientSession | None = None
+
+    async def open(self) -> None:
+        connector = aiohttp.TCPConnector(
+            limit=0,  # the engine bounds concurrency
+            ttl_dns_cache=300,
+            resolver=GuardedResolver(self.guard),
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            headers={"User-Agent": self.user_agent, "Accept": ACCEPT},
+            trace_configs=self._trace_configs or None,
+            auto_decompress=True,
+        )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def get(self, url: URL) -> Response:
+        """One request, no redirects followed. Raises FetchError on no usable answer."""
+        return await self._request(
+            url, allow_redirects=False, limit=self.max_body_bytes, html_only=True
+        )
+
+    async def get_robots(self, origin: URL) -> tuple[int | None, str | None]:
+        """(status, text) of origin's robots.txt; (None, None) when there is no answer."""
+        try:
+            response = await self._request(
+                origin.with_path("/robots.txt"),
+                allow_redirects=True,
+                limit=MAX_ROBOTS_BYTES,
+                html_only=False,
+            )
+        except FetchError:
+            return None, None
+        text = None
+        if response.body is not None:
+            text = response.body.decode(response.charset or "utf-8", errors="replace")
+        return response.status, text
+
+    async def _request(
+        self, url: URL, *, allow_redirects: bool, limit: int, html_only: bool
+    ) -> Response:
+        if self._session is None:
+            raise RuntimeError("Fetcher.open() was not called")
+        try:
+            self.guard.check_host(url.raw_host or "")
+            async with self._session.get(
+                url,
+                allow_redirects=allow_redirects,
+                max_redirects=ROBOTS_MAX_REDIRECTS,
+            ) as response:
+                header = response.headers.get("Content-Type")
+                media_type = header.split(";", 1)[0].strip().lower() if header else None
+                body: bytes | None = None
+                truncated = False
+                size = 0
+                wanted = 200 <= response.status < 300 and (
+                    not html_only or media_type is None or media_type in HTML_TYPES
+                )
+                if wanted:
+                    chunks = []
+                    async for chunk in response.content.iter_chunked(READ_CHUNK):
+                        size += len(chunk)
+                        if size > limit:
+                            truncated = True
+                            response.close()  # stop the transfer
+                            break
+                        chunks.append(chunk)
+                    body = b"".join(chunks)
+                return Response(
+                    url=url,
+                    status=response.status,
+                    content_type=media_type,
+                    charset=_charset_of(header),
+                    location=response.headers.get("Location"),
+                    retry_after=parse_retry_after(response.headers.get("Retry-After")),
+                    x_robots_tag=response.headers.get("X-Robots-Tag"),
+                    body=body,
+                    truncated=truncated,
+                    size=size,
+                )
+        except PrivateNetworkError as error:
+            raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error
+        except (TimeoutError, aiohttp.ServerTimeoutError) as error:
+            raise FetchError(Outcome.TIMEOUT, "timed out") from error
+        except aiohttp.TooManyRedirects as error:
+            raise FetchError(Outcome.TOO_MANY_REDIRECTS, str(error)) from error
+        except aiohttp.ClientConnectorError as error:
+            if _caused_by(error, PrivateNetworkError):
+                raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error
+            raise FetchError(Outcome.CONNECTION_ERROR, str(error)) from error
+        except (aiohttp.ClientError, OSError, ValueError, UnicodeError) as error:
+            # resets, truncated or malformed answers, bad gzip, refused connections
+            raise FetchError(
+                Outcome.CONNECTION_ERROR, f"{type(error).__name__}: {error}"
+            ) from error
+
+
+def _caused_by(error: BaseException, kind: type[BaseException]) -> bool:
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, kind) or isinstance(getattr(seen, "os_error", None), kind):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

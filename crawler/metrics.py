@@ -1,0 +1,74 @@
+"""Prometheus metrics, built on an injected registry (tests use a fresh one).
+
+Names follow Prometheus conventions: the `crawler_` prefix, base units, `_total`
+counters. Labels come only from closed sets; never a host or a URL.
+"""
+
+from __future__ import annotations
+
+import platform
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
+
+from crawler.outcomes import Outcome
+
+FETCH_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+RELEVANCE_BUCKETS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+
+
+class CrawlerMetrics:
+    def __init__(self, registry: CollectorRegistry, *, version: str) -> None:
+        self.registry = registry
+        self.fetches = Counter(
+            "crawler_fetches", "URLs visited, by outcome", ["outcome"], registry=registry
+        )
+        for outcome in Outcome:  # every series exists from the start
+            self.fetches.labels(outcome=outcome.value)
+        self.response_bytes = Counter(
+            "crawler_response_bytes", "Body bytes read from responses", registry=registry
+        )
+        self.pages_stored = Counter(
+            "crawler_pages_stored", "Fetch results committed to the collection", registry=registry
+        )
+        self.relevant_pages = Counter(
+            "crawler_relevant_pages",
+            "Pages at or above the relevance threshold",
+            registry=registry,
+        )
+        self.links_discovered = Counter(
+            "crawler_links_discovered", "New URLs added to the frontier", registry=registry
+        )
+        self.fetch_duration = Histogram(
+            "crawler_fetch_duration_seconds",
+            "Time from sending a page's request to reading its whole response",
+            buckets=FETCH_SECONDS_BUCKETS,
+            registry=registry,
+        )
+        self.relevance = Histogram(
+            "crawler_page_relevance",
+            "Relevance of parsed pages to the topic (cosine similarity)",
+            buckets=RELEVANCE_BUCKETS,
+            registry=registry,
+        )
+        self.frontier_size = Gauge(
+            "crawler_frontier_size", "URLs known and not yet fetched", registry=registry
+        )
+        self.in_flight = Gauge("crawler_fetches_in_flight", "Visits under way", registry=registry)
+        self.hosts_waiting = Gauge(
+            "crawler_hosts_waiting_politeness",
+            "Hosts with queued URLs that politeness holds back",
+            registry=registry,
+        )
+        self.response_queue = Gauge(
+            "crawler_response_queue_length",
+            "Fetched pages waiting for the processor",
+            registry=registry,
+        )
+        self.write_queue = Gauge(
+            "crawler_write_queue_length", "Results waiting to be written", registry=registry
+        )
+        self.build_info = Info("crawler_build", "Version of the crawler", registry=registry)
+        self.build_info.info({"version": version, "python": platform.python_version()})
+
+    def observe_outcome(self, outcome: Outcome) -> None:
+        self.fetches.labels(outcome=outcome.value).inc()

@@ -1,0 +1,73 @@
+"""Refuse connections to private, loopback, link-local and other special networks.
+
+The check is in the resolver, so it applies to every connection aiohttp opens, after
+every redirect and on every DNS answer (the address checked is the address used).
+IP-literal hosts skip aiohttp's resolver, so the fetcher checks those with `check_host`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import DefaultResolver
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class PrivateNetworkError(OSError):
+    """The host resolves only to addresses the crawler is not allowed to reach."""
+
+
+class NetworkGuard:
+    """Which addresses may be connected to: public ones, plus the networks allowed."""
+
+    def __init__(self, *, allow_private: bool = False, allowed: Iterable[str] = ()) -> None:
+        self.allow_private = allow_private
+        self.allowed: tuple[IPNetwork, ...] = tuple(
+            ipaddress.ip_network(cidr, strict=False) for cidr in allowed
+        )
+
+    def permits(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address.split("%", 1)[0])
+        except ValueError:
+            return False
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if any(ip in network for network in self.allowed):
+            return True
+        if self.allow_private:
+            return not (ip.is_multicast or ip.is_unspecified)
+        return ip.is_global
+
+    def check_host(self, host: str) -> None:
+        """Raise if `host` is an IP literal that is refused; names are checked on lookup."""
+        try:
+            ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            return
+        if not self.permits(host.strip("[]")):
+            raise PrivateNetworkError(f"address {host} is in a refused network")
+
+
+class GuardedResolver(AbstractResolver):
+    """aiohttp's resolver, with the answers the guard refuses taken out."""
+
+    def __init__(self, guard: NetworkGuard, resolver: AbstractResolver | None = None) -> None:
+        self._guard = guard
+        self._resolver = resolver or DefaultResolver()
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        answers = await self._resolver.resolve(host, port, family)
+        permitted = [a for a in answers if self._guard.permits(a["host"])]
+        if not permitted:
+            raise PrivateNetworkError(f"{host} resolves only to refused addresses")
+        return permitted
+
+    async def close(self) -> None:
+        await self._resolver.close()

@@ -1,0 +1,35 @@
+"""What can become of a fetch: a closed set, used for metrics labels and the export.
+
+`error` in the collection is the outcome's value for every outcome but OK and NOT_HTML.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Outcome(StrEnum):
+    OK = "ok"  # an HTML page, parsed and scored
+    NOT_HTML = "not_html"  # fetched and recorded, not parsed
+    HTTP_ERROR = "http_error"  # a 4xx or 5xx answer (status says which)
+    TIMEOUT = "timeout"
+    TOO_LARGE = "too_large"  # the body passed the size limit; reading stopped
+    CONNECTION_ERROR = "connection_error"  # refused, reset, DNS failure, bad answer
+    ROBOTS = "robots"  # disallowed by robots.txt
+    REDIRECT_LOOP = "redirect_loop"
+    TOO_MANY_REDIRECTS = "too_many_redirects"
+    BAD_REDIRECT = "bad_redirect"  # Location missing or not an http(s) URL
+    OUT_OF_SCOPE = "out_of_scope"  # a redirect left the crawl's scope
+    PRIVATE_NETWORK = "private_network"  # resolves to an address that is refused
+    BAD_CONTENT = "bad_content"  # an HTML body that could not be decoded or parsed
+    THROTTLED = "throttled"  # 429/503: the URL goes back to the frontier
+    DEFERRED = "deferred"  # robots.txt unavailable: the URL goes back to the frontier
+
+    @property
+    def error(self) -> str | None:
+        return None if self in (Outcome.OK, Outcome.NOT_HTML) else self.value
+
+    @property
+    def retried(self) -> bool:
+        """Whether the URL goes back to the frontier instead of being recorded."""
+        return self in (Outcome.THROTTLED, Outcome.DEFERRED)

@@ -1,0 +1,133 @@
+"""Parsing an HTML page with selectolax: title, text, links with anchor text.
+
+`analyze` is a pure function of the body, so it can run in a worker process: it also
+counts the page's and links' terms (stateless hashing), leaving only the cheap,
+stateful TF-IDF weighting to the processor.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import re
+from dataclasses import dataclass
+
+import scipy.sparse as sp
+from selectolax.lexbor import LexborHTMLParser
+from yarl import URL
+
+from crawler.urls import BadUrlError, canonicalize
+from policies import TermCounter, url_words
+
+MAX_LINKS = 5_000  # links kept from one page
+MAX_TEXT_CHARS = 200_000  # text kept from one page
+MAX_ANCHOR_CHARS = 200
+SNIFF_BYTES = 4096  # where a <meta charset> is looked for
+
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
+)
+_SPACE = re.compile(r"\s+")
+
+
+class ContentError(ValueError):
+    """A body that cannot be read as HTML (binary, undecodable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    url: str
+    anchor: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageAnalysis:
+    title: str | None
+    text: str
+    links: tuple[Link, ...]
+    noindex: bool
+    nofollow: bool
+    page_counts: sp.csr_matrix  # 1 x n_features
+    link_counts: sp.csr_matrix  # len(links) x n_features
+
+
+def decode(body: bytes, header_charset: str | None) -> str:
+    """Text of an HTML body: the header's charset, else <meta charset>, else UTF-8."""
+    if b"\x00" in body[:SNIFF_BYTES]:
+        raise ContentError("binary body (NUL bytes)")
+    for candidate in (header_charset, _meta_charset(body)):
+        if candidate:
+            try:
+                codecs.lookup(candidate)
+            except LookupError:
+                continue
+            return body.decode(candidate, errors="replace")
+    return body.decode("utf-8", errors="replace")
+
+
+def _meta_charset(body: bytes) -> str | None:
+    match = _META_CHARSET.search(body[:SNIFF_BYTES])
+    return match.group(1).decode("ascii", errors="ignore") if match else None
+
+
+def _robots_directives(value: str | None) -> set[str]:
+    if not value:
+        return set()
+    return {part.strip().lower() for part in value.split(",")}
+
+
+def analyze(
+    body: bytes,
+    *,
+    url: str,
+    charset: str | None,
+    x_robots_tag: str | None,
+    counter: TermCounter,
+) -> PageAnalysis:
+    html = decode(body, charset)
+    tree = LexborHTMLParser(html)
+
+    directives = _robots_directives(x_robots_tag)
+    for meta in tree.css("meta[name]"):
+        if (meta.attributes.get("name") or "").strip().lower() == "robots":
+            directives |= _robots_directives(meta.attributes.get("content"))
+    noindex = bool(directives & {"noindex", "none"})
+    nofollow = bool(directives & {"nofollow", "none"})
+
+    title_node = tree.css_first("title")
+    title = _clean(title_node.text()) if title_node is not None else None
+
+    base = URL(url, encoded=True)
+    base_node = tree.css_first("base[href]")
+    if base_node is not None:
+        with contextlib.suppress(BadUrlError):
+            base = canonicalize(base_node.attributes.get("href") or "", base=base)
+
+    links: dict[str, Link] = {}
+    if not nofollow:
+        for anchor in tree.css("a[href]"):
+            rel = (anchor.attributes.get("rel") or "").lower().split()
+            if "nofollow" in rel:
+                continue
+            try:
+                target = str(canonicalize(anchor.attributes.get("href") or "", base=base))
+            except BadUrlError:
+                continue
+            if target not in links:
+                links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS])
+                if len(links) >= MAX_LINKS:
+                    break
+
+    tree.strip_tags(["script", "style", "noscript", "template"])
+    body_node = tree.body
+    text = _clean(body_node.text(separator=" ")) if body_node is not None else ""
+    text = text[:MAX_TEXT_CHARS]
+
+    link_list = tuple(links.values())
+    page_counts = counter.count([f"{title or ''} {text}"])
+    link_counts = counter.count([f"{link.anchor} {url_words(link.url)}" for link in link_list])
+    return PageAnalysis(title, text, link_list, noindex, nofollow, page_counts, link_counts)
+
+
+def _clean(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip()

@@ -1,0 +1,120 @@
+"""Per-host politeness: when may the next request to a host start.
+
+A hard constraint, never traded for speed. Each host has a slot (Scrapy's `Slot`): at
+most `per_host_concurrency` requests at once, and the next request no sooner than
+max(delay, Crawl-delay) * backoff after the end of the previous response. 429 and 503
+double the backoff and honour Retry-After; repeated failures double it too; successes
+bring it back to 1. State changes are pure: every call is given `now`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+BACKOFF_FACTOR = 2.0
+RECOVERY_FACTOR = 0.5  # each success halves the backoff, down to 1
+FAILURES_BEFORE_BACKOFF = 2  # connection errors and timeouts in a row
+
+
+class Feedback(Enum):
+    SUCCESS = "success"  # the host answered (any status but 429/503 counts)
+    THROTTLED = "throttled"  # 429 or 503
+    FAILURE = "failure"  # no answer: timeout, reset, refused
+
+
+@dataclass(slots=True)
+class HostSlot:
+    in_flight: int = 0
+    not_before: float = 0.0  # clock time before which no request may start
+    crawl_delay: float = 0.0  # from robots.txt
+    backoff: float = 1.0
+    failures: int = 0  # consecutive failures
+
+
+class Politeness:
+    def __init__(
+        self, *, delay: float, per_host_concurrency: int = 1, max_backoff: float = 600.0
+    ) -> None:
+        self.delay = delay
+        self.per_host_concurrency = per_host_concurrency
+        self.max_backoff = max_backoff
+        self._slots: dict[str, HostSlot] = {}
+
+    def slot(self, host: str) -> HostSlot:
+        slot = self._slots.get(host)
+        if slot is None:
+            slot = self._slots[host] = HostSlot()
+        return slot
+
+    def ready(self, host: str, now: float) -> bool:
+        slot = self._slots.get(host)
+        if slot is None:
+            return True
+        return slot.in_flight < self.per_host_concurrency and now >= slot.not_before
+
+    def ready_at(self, host: str) -> float | None:
+        """When the host's delay ends; None while all its request slots are taken."""
+        slot = self._slots.get(host)
+        if slot is None:
+            return 0.0
+        if slot.in_flight >= self.per_host_concurrency:
+            return None
+        return slot.not_before
+
+    def interval(self, host: str) -> float:
+        """The gap owed after a response from `host`, before backoff is applied."""
+        return max(self.delay, self.slot(host).crawl_delay)
+
+    def start(self, host: str, now: float) -> None:
+        slot = self.slot(host)
+        if slot.in_flight >= self.per_host_concurrency or now < slot.not_before:
+            raise RuntimeError(f"politeness: {host} is not ready")
+        slot.in_flight += 1
+
+    def finish(
+        self,
+        host: str,
+        now: float,
+        feedback: Feedback = Feedback.SUCCESS,
+        retry_after: float | None = None,
+    ) -> None:
+        """A request to `host` ended at `now` (its response read, or its failure seen)."""
+        slot = self.slot(host)
+        slot.in_flight = max(0, slot.in_flight - 1)
+        if feedback is Feedback.SUCCESS:
+            slot.failures = 0
+            slot.backoff = max(1.0, slot.backoff * RECOVERY_FACTOR)
+        elif feedback is Feedback.THROTTLED:
+            slot.backoff = self._grown(slot)
+        else:
+            slot.failures += 1
+            if slot.failures >= FAILURES_BEFORE_BACKOFF:
+                slot.backoff = self._grown(slot)
+        wait = min(self.interval(host) * slot.backoff, self.max_backoff)
+        if feedback is not Feedback.SUCCESS:
+            # even with no delay configured, a struggling host gets time to recover
+            wait = max(wait, min(slot.backoff - 1.0, self.max_backoff))
+        if retry_after is not None:
+            wait = max(wait, min(retry_after, self.max_backoff))
+        slot.not_before = max(slot.not_before, now + wait)
+
+    def release(self, host: str) -> None:
+        """Give back a slot that made no request (no delay is owed)."""
+        slot = self.slot(host)
+        slot.in_flight = max(0, slot.in_flight - 1)
+
+    def defer(self, host: str, until: float) -> None:
+        """Leave `host` alone until `until` (e.g. its robots.txt is unavailable)."""
+        slot = self.slot(host)
+        slot.not_before = max(slot.not_before, until)
+
+    def set_crawl_delay(self, host: str, seconds: float) -> None:
+        self.slot(host).crawl_delay = max(0.0, seconds)
+
+    def waiting_hosts(self, hosts: list[str], now: float) -> int:
+        """How many of `hosts` are held back by politeness at `now`."""
+        return sum(1 for host in hosts if not self.ready(host, now))
+
+    def _grown(self, slot: HostSlot) -> float:
+        return min(max(slot.backoff, 1.0) * BACKOFF_FACTOR, self.max_backoff)

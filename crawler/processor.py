@@ -1,0 +1,113 @@
+"""The response processor (the papers' indexing engine): parse, score, and hand to storage.
+
+Parsing and term counting may run in a worker process; relevance weighting and link
+estimates use the one online TF-IDF model, here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from yarl import URL
+
+import storage
+from crawler.outcomes import Outcome
+from crawler.parse import ContentError, PageAnalysis, analyze
+from crawler.urls import Scope, host_key
+from crawler.visit import Visit
+from crawler.writer import PageWrite
+from policies import TermCounter, TopicScorer
+
+
+@dataclass(frozen=True, slots=True)
+class Processed:
+    write: PageWrite
+    outcome: Outcome  # may differ from the visit's: an unreadable page is BAD_CONTENT
+    relevance: float | None
+
+
+class Processor:
+    def __init__(
+        self,
+        *,
+        scorer: TopicScorer,
+        scope: Scope,
+        store_text: bool,
+        executor: Executor | None = None,
+    ) -> None:
+        self.scorer = scorer
+        self.scope = scope
+        self.store_text = store_text
+        self.executor = executor
+        self._counter = TermCounter(n_features=scorer.n_features)
+
+    async def process(self, visit: Visit) -> Processed:
+        outcome = visit.outcome
+        analysis: PageAnalysis | None = None
+        response = visit.response
+        if outcome is Outcome.OK and response is not None and response.body is not None:
+            try:
+                analysis = await self._analyze(visit)
+            except (ContentError, ValueError, UnicodeError):
+                outcome = Outcome.BAD_CONTENT
+
+        relevance: float | None = None
+        links: list[storage.NewUrl] = []
+        title = text = None
+        if analysis is not None:
+            self.scorer.partial_fit_counts(analysis.page_counts)
+            relevance = float(self.scorer.score_counts(analysis.page_counts)[0])
+            links = self._new_links(visit, analysis, relevance)
+            if not analysis.noindex:
+                title = analysis.title
+                text = analysis.text if self.store_text else None
+        elif outcome is Outcome.OK:
+            outcome = Outcome.BAD_CONTENT
+
+        record = storage.FetchRecord(
+            url_id=visit.candidate.url_id,
+            final_url=visit.final_url,
+            status=visit.status,
+            content_type=None if response is None else response.content_type,
+            content_length=None if response is None else response.size,
+            relevance=relevance,
+            title=title,
+            fetched_at=visit.fetched_at or storage.utc_now(),
+            error=outcome.error,
+            text=text,
+        )
+        return Processed(PageWrite(visit.candidate, record, links), outcome, relevance)
+
+    async def _analyze(self, visit: Visit) -> PageAnalysis:
+        response = visit.response
+        assert response is not None
+        assert response.body is not None
+        work = functools.partial(
+            analyze,
+            response.body,
+            url=visit.final_url or visit.candidate.url,
+            charset=response.charset,
+            x_robots_tag=response.x_robots_tag,
+            counter=self._counter,
+        )
+        if self.executor is None:
+            return work()
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work)
+
+    def _new_links(
+        self, visit: Visit, analysis: PageAnalysis, relevance: float
+    ) -> list[storage.NewUrl]:
+        if not analysis.links:
+            return []
+        depth = visit.candidate.depth + 1
+        scores = self.scorer.estimate_links(analysis.link_counts, relevance)
+        parent = visit.candidate.url
+        links = []
+        for link, score in zip(analysis.links, scores, strict=True):
+            url = URL(link.url, encoded=True)
+            if self.scope.allows(url, depth):
+                links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
+        return links

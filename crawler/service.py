@@ -1,0 +1,235 @@
+"""Running a crawl from its settings: build the parts, serve metrics, obey signals."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+import sys
+import time
+from collections.abc import Iterable
+from typing import TextIO
+
+from prometheus_client import CollectorRegistry
+from yarl import URL
+
+import storage
+from crawler import __version__
+from crawler.config import ConfigError, CrawlConfig
+from crawler.engine import CrawlSummary, Engine, EngineLimits
+from crawler.fetcher import Fetcher
+from crawler.metrics import CrawlerMetrics
+from crawler.metrics_server import MetricsServer
+from crawler.netguard import NetworkGuard
+from crawler.politeness import Politeness
+from crawler.processor import Processor
+from crawler.robots import RobotsCache
+from crawler.urls import BadUrlError, Scope, canonicalize, host_key
+from crawler.visit import Visitor
+from policies import TopicScorer, make_frontier_policy
+
+log = logging.getLogger(__name__)
+
+SEED_SCORE = 1.0
+
+
+def parse_seeds(raw_seeds: Iterable[str]) -> list[URL]:
+    seeds = []
+    for raw in raw_seeds:
+        try:
+            seeds.append(canonicalize(raw))
+        except BadUrlError as error:
+            raise ConfigError(f"setting 'seeds': {raw!r} is not a crawlable URL: {error}") from None
+    return seeds
+
+
+async def check_seeds_reachable(seeds: list[URL], guard: NetworkGuard) -> None:
+    """A seed the network guard would refuse is an error at start, not a silent skip."""
+    loop = asyncio.get_running_loop()
+    for seed in seeds:
+        host = (seed.raw_host or "").strip("[]")
+        try:
+            answers = await loop.getaddrinfo(host, seed.port, type=socket.SOCK_STREAM)
+        except OSError as error:
+            raise ConfigError(f"setting 'seeds': cannot resolve {host!r}: {error}") from None
+        addresses = {answer[4][0] for answer in answers}
+        if not any(guard.permits(address) for address in addresses):
+            raise ConfigError(
+                f"setting 'seeds': {seed} resolves to a private or local address "
+                f"({', '.join(sorted(addresses))}); pass --allow-private-networks "
+                "to crawl such networks"
+            )
+
+
+async def run_crawl(
+    config: CrawlConfig,
+    *,
+    registry: CollectorRegistry | None = None,
+    handle_signals: bool = True,
+    progress: TextIO | None = None,
+) -> CrawlSummary:
+    config.check_runnable()
+    seeds = parse_seeds(config.seeds)
+    guard = NetworkGuard(
+        allow_private=config.allow_private_networks, allowed=config.allowed_networks
+    )
+    await check_seeds_reachable(seeds, guard)
+    scope = Scope.of(
+        config.allowed_domains or {seed.raw_host or "" for seed in seeds}, config.max_depth
+    )
+    frontier = make_frontier_policy(config.policy)
+    scorer = TopicScorer().fit([config.topic])
+
+    db = storage.open_engine(config.db)
+    try:
+        await storage.create_schema(db)
+        await _record_start(db, config, seeds)
+        registry = registry if registry is not None else CollectorRegistry()
+        metrics = CrawlerMetrics(registry, version=__version__)
+        fetcher = Fetcher(
+            user_agent=config.user_agent,
+            connect_timeout=config.connect_timeout,
+            total_timeout=config.total_timeout,
+            max_body_bytes=config.max_body_bytes,
+            guard=guard,
+        )
+        politeness = Politeness(
+            delay=config.delay,
+            per_host_concurrency=config.per_host_concurrency,
+            max_backoff=config.max_backoff,
+        )
+        robots = RobotsCache(
+            user_agent=config.user_agent, ttl=config.robots_ttl, retry=config.robots_retry
+        )
+        visitor = Visitor(
+            fetcher=fetcher,
+            politeness=politeness,
+            robots=robots,
+            scope=scope,
+            max_redirects=config.max_redirects,
+            max_retries=config.max_retries,
+        )
+        engine = Engine(
+            db=db,
+            frontier=frontier,
+            politeness=politeness,
+            robots=robots,
+            visitor=visitor,
+            processor=Processor(scorer=scorer, scope=scope, store_text=config.store_text),
+            scorer=scorer,
+            metrics=metrics,
+            limits=EngineLimits(
+                max_pages=config.max_pages,
+                duration=config.duration,
+                concurrency=config.concurrency,
+                max_retries=config.max_retries,
+                response_queue=config.response_queue,
+                relevance_threshold=config.relevance_threshold,
+                stop_grace=config.total_timeout + 5.0,
+            ),
+        )
+        server = None
+        if config.metrics_port:
+            server = MetricsServer(
+                registry,
+                host=config.metrics_host,
+                port=config.metrics_port,
+                health=lambda: {"status": "ok", "in_flight": engine.in_flight},
+            )
+            await server.start()
+            log.info("metrics at %s", server.url)
+        await fetcher.open()
+        reporter = asyncio.create_task(_report_progress(engine, progress, config.progress_interval))
+        try:
+            with _stop_on_signals(engine, enabled=handle_signals):
+                log.info("crawl started: %d seeds, policy %s", len(seeds), config.policy)
+                summary = await engine.run()
+        finally:
+            reporter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reporter
+            await _close_quietly("fetcher", fetcher.close())
+            if server is not None:
+                await _close_quietly("metrics server", server.stop())
+        log.info("crawl stopped (%s)", summary.stop_reason)
+        return summary
+    finally:
+        await _close_quietly("database", db.dispose())
+
+
+async def _record_start(db: storage.AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> None:
+    async with db.begin() as connection:
+        meta = await storage.get_meta(connection)
+        if meta.get("topic") not in (None, config.topic):
+            log.warning("the topic differs from the one this database was crawled for")
+        await storage.set_meta(
+            connection,
+            {"topic": config.topic, "relevance_threshold": str(config.relevance_threshold)},
+        )
+        await storage.add_urls(
+            connection,
+            [storage.NewUrl(str(seed), host_key(seed), 0, SEED_SCORE) for seed in seeds],
+        )
+
+
+async def _close_quietly(what: str, closing: object) -> None:
+    try:
+        await closing  # type: ignore[misc]
+    except Exception:
+        log.exception("error while closing the %s", what)
+
+
+@contextlib.contextmanager
+def _stop_on_signals(engine: Engine, *, enabled: bool):  # type: ignore[no-untyped-def]
+    """First SIGINT/SIGTERM: finish what is in flight. Second: stop now."""
+    if not enabled:
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    received = 0
+
+    def on_signal(name: str) -> None:
+        nonlocal received
+        received += 1
+        if received == 1:
+            log.info("%s: finishing what is in flight (again to stop at once)", name)
+            engine.request_stop()
+        elif main is not None:
+            main.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig.name)
+    try:
+        yield
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+async def _report_progress(engine: Engine, stream: TextIO | None, interval: float) -> None:
+    """A live line on a terminal; a log line every `interval` seconds otherwise."""
+    live = stream is not None and stream.isatty()
+    period = 1.0 if live else interval
+    started = time.monotonic()
+    while True:
+        await asyncio.sleep(period)
+        summary = engine.summary
+        elapsed = time.monotonic() - started
+        line = (
+            f"pages {summary.fetched}  relevant {summary.relevant}  "
+            f"frontier {len(engine.frontier)}  in flight {engine.in_flight}  "
+            f"{summary.fetched / elapsed:.1f} pages/s"
+        )
+        if live:
+            assert stream is not None
+            stream.write("\r" + line + " " * 4)
+            stream.flush()
+        else:
+            log.info("progress: %s", line)
+
+
+def default_progress_stream() -> TextIO:
+    return sys.stderr

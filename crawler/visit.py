@@ -1,0 +1,187 @@
+"""Visiting one URL: robots.txt, politeness and every redirect hop, one request at a time.
+
+The dispatcher has already taken the first host's slot. Each request holds its host's
+slot until its response has been read; a redirect then waits for the next host's turn,
+is checked against scope, robots.txt and the network guard, and only then is fetched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from yarl import URL
+
+from crawler.fetcher import Fetcher, FetchError, Response
+from crawler.outcomes import Outcome
+from crawler.politeness import Feedback, Politeness
+from crawler.robots import RobotsCache, RobotsEntry, Verdict
+from crawler.urls import BadUrlError, Scope, canonicalize, host_key
+from policies import Candidate
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+THROTTLE_STATUSES = frozenset({429, 503})
+POLL_INTERVAL = 0.25  # longest sleep while waiting for a host's turn
+
+
+@dataclass(frozen=True, slots=True)
+class Visit:
+    candidate: Candidate
+    outcome: Outcome
+    final_url: str | None = None
+    response: Response | None = None
+    fetched_at: datetime | None = None
+    seconds: float = 0.0  # time spent on the page's own request
+
+    @property
+    def status(self) -> int | None:
+        return None if self.response is None else self.response.status
+
+
+class Visitor:
+    def __init__(
+        self,
+        *,
+        fetcher: Fetcher,
+        politeness: Politeness,
+        robots: RobotsCache,
+        scope: Scope,
+        max_redirects: int,
+        max_retries: int,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        on_host_changed: Callable[[str], None] = lambda host: None,
+    ) -> None:
+        self.fetcher = fetcher
+        self.politeness = politeness
+        self.robots = robots
+        self.scope = scope
+        self.max_redirects = max_redirects
+        self.max_retries = max_retries
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.on_host_changed = on_host_changed
+
+    async def visit(self, candidate: Candidate) -> Visit:
+        """Fetch `candidate`, whose host slot the caller has already taken."""
+        url = URL(candidate.url, encoded=True)
+        host = candidate.host
+        held = True
+        chain = {candidate.url}
+        try:
+            while True:
+                entry = self.robots.get(host, self.wall_clock())
+                if entry is None:
+                    entry = await self._fetch_robots(url, host)
+                    held = False
+                    await self.acquire(host)
+                    held = True
+                verdict = self.robots.verdict(entry, str(url))
+                if verdict is not Verdict.ALLOW:
+                    self.politeness.release(host)
+                    held = False
+                    if verdict is Verdict.UNAVAILABLE:
+                        self.politeness.defer(host, self.clock() + self.robots.retry)
+                        return Visit(candidate, Outcome.DEFERRED, str(url))
+                    return Visit(candidate, Outcome.ROBOTS, str(url))
+
+                started = self.clock()
+                try:
+                    response = await self.fetcher.get(url)
+                except FetchError as error:
+                    self._finish(host, Feedback.FAILURE)
+                    held = False
+                    return Visit(
+                        candidate,
+                        error.outcome,
+                        str(url),
+                        seconds=self.clock() - started,
+                        fetched_at=_utc(self.wall_clock()),
+                    )
+                throttled = response.status in THROTTLE_STATUSES
+                self._finish(
+                    host,
+                    Feedback.THROTTLED if throttled else Feedback.SUCCESS,
+                    response.retry_after,
+                )
+                held = False
+                fetched_at = _utc(self.wall_clock())
+                seconds = self.clock() - started
+
+                if response.status in REDIRECT_STATUSES and response.location:
+                    try:
+                        target = canonicalize(response.location, base=url)
+                    except BadUrlError:
+                        return Visit(
+                            candidate, Outcome.BAD_REDIRECT, str(url), response, fetched_at
+                        )
+                    if str(target) in chain:
+                        return Visit(
+                            candidate, Outcome.REDIRECT_LOOP, str(target), response, fetched_at
+                        )
+                    chain.add(str(target))
+                    if len(chain) - 1 > self.max_redirects:
+                        return Visit(
+                            candidate, Outcome.TOO_MANY_REDIRECTS, str(target), response, fetched_at
+                        )
+                    if not self.scope.allows(target):
+                        return Visit(
+                            candidate, Outcome.OUT_OF_SCOPE, str(target), response, fetched_at
+                        )
+                    url, host = target, host_key(target)
+                    await self.acquire(host)
+                    held = True
+                    continue
+                return Visit(
+                    candidate,
+                    self._outcome(candidate, response),
+                    str(url),
+                    response,
+                    fetched_at,
+                    seconds,
+                )
+        finally:
+            if held:  # cancelled or failed while holding the slot: give it back
+                self.politeness.release(host)
+
+    async def acquire(self, host: str) -> None:
+        """Wait for `host`'s turn, then take its slot."""
+        while True:
+            now = self.clock()
+            if self.politeness.ready(host, now):
+                self.politeness.start(host, now)
+                return
+            ready_at = self.politeness.ready_at(host)
+            wait = POLL_INTERVAL if ready_at is None else min(ready_at - now, POLL_INTERVAL)
+            await asyncio.sleep(max(wait, 0.001))
+
+    def _outcome(self, candidate: Candidate, response: Response) -> Outcome:
+        if response.status in THROTTLE_STATUSES and candidate.attempts < self.max_retries:
+            return Outcome.THROTTLED
+        if response.status >= 400 or response.status in REDIRECT_STATUSES:
+            return Outcome.HTTP_ERROR
+        if response.truncated:
+            return Outcome.TOO_LARGE
+        if not response.is_html:
+            return Outcome.NOT_HTML
+        return Outcome.OK
+
+    async def _fetch_robots(self, url: URL, host: str) -> RobotsEntry:
+        """Fetch and cache robots.txt, holding `host`'s slot; releases it when done."""
+        status, body = await self.fetcher.get_robots(url.origin())
+        feedback = Feedback.FAILURE if status is None else Feedback.SUCCESS
+        entry = self.robots.store(host, status, body, self.wall_clock())
+        self.politeness.set_crawl_delay(host, self.robots.crawl_delay(entry))
+        self._finish(host, feedback)
+        return entry
+
+    def _finish(self, host: str, feedback: Feedback, retry_after: float | None = None) -> None:
+        self.politeness.finish(host, self.clock(), feedback, retry_after)
+        self.on_host_changed(host)
+
+
+def _utc(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(timestamp, UTC)

@@ -1,0 +1,131 @@
+"""The one storage writer (SQLite has one writer): results in, batched transactions out.
+
+A fetch result and the new URLs its page links to are written in one transaction, so
+a killed crawl never half-records a page. Only after the commit are the new URLs
+handed back (`on_committed`), so the frontier never holds a URL the database lacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+import storage
+from policies import Candidate
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = 256
+DEFAULT_MAX_DELAY = 0.2  # seconds a result may wait for its batch
+
+
+@dataclass(frozen=True, slots=True)
+class PageWrite:
+    candidate: Candidate
+    record: storage.FetchRecord
+    links: Sequence[storage.NewUrl] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """A written page and the URLs it revealed that were new."""
+
+    write: PageWrite
+    new_urls: list[storage.QueuedUrl] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class StateWrite:
+    hosts: Sequence[storage.HostRecord] = ()
+    learned: dict[str, bytes] = field(default_factory=dict)
+
+
+WriteItem = PageWrite | StateWrite
+
+
+class StorageWriter:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        on_committed: Callable[[list[Committed]], None],
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        max_delay: float = DEFAULT_MAX_DELAY,
+    ) -> None:
+        self.engine = engine
+        self.on_committed = on_committed
+        self.batch_size = batch_size
+        self.max_delay = max_delay
+        self._queue: asyncio.Queue[WriteItem | None] = asyncio.Queue()
+        self._pending = 0  # items put and not yet committed
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    def put(self, item: WriteItem) -> None:
+        self._pending += 1
+        self._queue.put_nowait(item)
+
+    def close(self) -> None:
+        """Write what is queued, then stop."""
+        self._queue.put_nowait(None)
+
+    async def run(self) -> None:
+        closed = False
+        while not closed:
+            first = await self._queue.get()
+            if first is None:
+                break
+            batch: list[WriteItem] = [first]
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.max_delay
+            while len(batch) < self.batch_size:
+                try:
+                    item = await asyncio.wait_for(self._queue.get(), deadline - loop.time())
+                except TimeoutError:
+                    break
+                if item is None:
+                    closed = True
+                    break
+                batch.append(item)
+            await self._write(batch)
+
+    async def _write(self, batch: list[WriteItem]) -> None:
+        pages = [item for item in batch if isinstance(item, PageWrite)]
+        states = [item for item in batch if isinstance(item, StateWrite)]
+        try:
+            async with self.engine.begin() as connection:
+                await storage.record_fetches(connection, [p.record for p in pages])
+                new_urls = await storage.add_urls(
+                    connection, [link for page in pages for link in page.links]
+                )
+                for state in states:
+                    await storage.save_hosts(connection, state.hosts)
+                    for name, blob in state.learned.items():
+                        await storage.save_learned_state(connection, name, blob)
+        except SQLAlchemyError as error:
+            # a full disk or read-only database: stop the crawl loudly, nothing is
+            # half-written, and the uncommitted URLs are still queued in the database
+            raise storage.StorageError(f"cannot write to the database: {error}") from error
+        self._pending -= len(batch)
+        self.on_committed(_attribute(pages, new_urls))
+
+
+def _attribute(pages: list[PageWrite], new_urls: list[storage.QueuedUrl]) -> list[Committed]:
+    """Give each new URL to the first page in the batch that linked to it."""
+    by_url = {queued.url: queued for queued in new_urls}
+    committed = []
+    for page in pages:
+        mine = []
+        for link in page.links:
+            queued = by_url.pop(link.url, None)
+            if queued is not None:
+                mine.append(queued)
+        committed.append(Committed(page, mine))
+    return committed

@@ -1,0 +1,110 @@
+"""Frontier policies: which known URL to fetch next.
+
+A frontier policy is pushed candidates, told what each fetch found, and pops the next
+candidate among the hosts that are ready (politeness decides readiness, the policy
+decides order). The baselines of O'Meara & Patel (Section 5): breadth-first, and
+best-first by estimated relevance ("fringe greedy"). Later policies subclass
+`PriorityFrontier` with their own `priority`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A known, not yet fetched URL."""
+
+    url_id: int
+    url: str
+    host: str
+    depth: int
+    score: float  # the link's estimated relevance, 0..1
+    attempts: int = 0  # earlier tries that were put back (throttled, deferred)
+
+
+class PriorityFrontier:
+    """Per-host priority queues under one heap of host heads.
+
+    Highest `priority` first, ties first-in first-out. Popping skips the hosts that are
+    not ready without losing their place.
+    """
+
+    name = "priority"
+
+    def __init__(self) -> None:
+        self._queues: dict[str, list[tuple[float, int, Candidate]]] = {}
+        # (negated priority, sequence, host) of each host's head; stale entries are
+        # skipped lazily when a host's head has changed since the entry was pushed.
+        self._heads: list[tuple[float, int, str]] = []
+        self._sequence = itertools.count()
+        self._size = 0
+
+    def priority(self, candidate: Candidate) -> float:
+        raise NotImplementedError
+
+    def push(self, candidate: Candidate) -> None:
+        queue = self._queues.setdefault(candidate.host, [])
+        entry = (-self.priority(candidate), next(self._sequence), candidate)
+        heapq.heappush(queue, entry)
+        self._size += 1
+        if queue[0] is entry:
+            heapq.heappush(self._heads, (entry[0], entry[1], candidate.host))
+
+    def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
+        """The best candidate whose host `is_ready`, or None."""
+        skipped: list[tuple[float, int, str]] = []
+        found: Candidate | None = None
+        while self._heads:
+            head = heapq.heappop(self._heads)
+            key, sequence, host = head
+            queue = self._queues.get(host)
+            if not queue or queue[0][0] != key or queue[0][1] != sequence:
+                continue  # stale
+            if not is_ready(host):
+                skipped.append(head)
+                continue
+            found = heapq.heappop(queue)[2]
+            self._size -= 1
+            if queue:
+                heapq.heappush(self._heads, (queue[0][0], queue[0][1], host))
+            else:
+                del self._queues[host]
+            break
+        for head in skipped:
+            heapq.heappush(self._heads, head)
+        return found
+
+    def on_fetched(
+        self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
+    ) -> None:
+        """What fetching `candidate` found; the baselines learn nothing from it."""
+
+    def hosts(self) -> Iterator[str]:
+        """The hosts that have queued candidates."""
+        return iter(self._queues)
+
+    def __len__(self) -> int:
+        return self._size
+
+
+class BreadthFirst(PriorityFrontier):
+    """Shallowest first, then in order of discovery."""
+
+    name = "bfs"
+
+    def priority(self, candidate: Candidate) -> float:
+        return -float(candidate.depth)
+
+
+class BestFirst(PriorityFrontier):
+    """Highest estimated relevance first ("fringe greedy")."""
+
+    name = "best-first"
+
+    def priority(self, candidate: Candidate) -> float:
+        return candidate.score

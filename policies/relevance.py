@@ -1,0 +1,158 @@
+"""Relevance of pages and links to a topic: TF-IDF cosine similarity.
+
+Counting terms is stateless (scikit-learn's HashingVectorizer), so it can run in a
+worker process; the inverse document frequencies are learned online from the topic
+documents and every page the crawl sees (`partial_fit`), so a short topic phrase gets
+sensible weights without a background corpus. A page's relevance is the cosine
+similarity of its sublinear TF-IDF vector with the topic's, 0..1. A link's estimate
+blends the similarity of its anchor text and URL words with its parent's relevance.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from typing import Self
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import HashingVectorizer
+from sklearn.preprocessing import normalize
+
+DEFAULT_N_FEATURES = 2**18
+DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
+
+_URL_WORDS = re.compile(r"[A-Za-z]{2,}")
+
+
+class NotFittedError(RuntimeError):
+    """The scorer was used before `fit` was given the topic."""
+
+
+class TermCounter:
+    """Hashed term counts of texts; stateless and picklable."""
+
+    def __init__(self, *, n_features: int = DEFAULT_N_FEATURES) -> None:
+        self.n_features = n_features
+        self._vectorizer = HashingVectorizer(
+            n_features=n_features,
+            alternate_sign=False,
+            norm=None,
+            stop_words="english",
+            dtype=np.float32,
+        )
+
+    def count(self, texts: Sequence[str]) -> sp.csr_matrix:
+        return self._vectorizer.transform(texts)
+
+
+def url_words(url: str) -> str:
+    """The words of a URL's path and query, for scoring links."""
+    rest = url.split("://", 1)[-1]
+    path = rest.split("/", 1)[1] if "/" in rest else ""
+    return " ".join(_URL_WORDS.findall(path))
+
+
+class TopicScorer:
+    """Cosine similarity of texts to a topic under an online TF-IDF model."""
+
+    def __init__(
+        self,
+        *,
+        n_features: int = DEFAULT_N_FEATURES,
+        link_text_weight: float = DEFAULT_LINK_TEXT_WEIGHT,
+    ) -> None:
+        self.n_features = n_features
+        self.link_text_weight = link_text_weight
+
+    def fit(self, topic_texts: Sequence[str]) -> Self:
+        """Learn the topic from its texts (a phrase, a description, example pages)."""
+        if not 0.0 <= self.link_text_weight <= 1.0:
+            raise ValueError(f"link_text_weight must be in [0, 1], got {self.link_text_weight}")
+        if not topic_texts or not any(text.strip() for text in topic_texts):
+            raise ValueError("the topic is empty: give a text or example pages")
+        self.counter_ = TermCounter(n_features=self.n_features)
+        self.topic_counts_ = self.counter_.count([" ".join(topic_texts)])
+        if self.topic_counts_.nnz == 0:
+            raise ValueError("the topic has no words left after removing stop words")
+        self.document_frequency_ = np.zeros(self.n_features, dtype=np.float64)
+        self.n_documents_ = 0
+        self._invalidate()
+        return self.partial_fit_counts(self.counter_.count(list(topic_texts)))
+
+    def partial_fit_counts(self, counts: sp.csr_matrix) -> Self:
+        """Add documents (as term counts) to the document frequencies."""
+        self._check_fitted()
+        present = counts.copy()
+        present.data[:] = 1.0
+        self.document_frequency_ += np.asarray(present.sum(axis=0)).ravel()
+        self.n_documents_ += counts.shape[0]
+        self._invalidate()
+        return self
+
+    def idf(self) -> np.ndarray:
+        self._check_fitted()
+        if self._idf is None:
+            self._idf = np.log((1.0 + self.n_documents_) / (1.0 + self.document_frequency_)) + 1.0
+        return self._idf
+
+    def score_counts(self, counts: sp.csr_matrix) -> np.ndarray:
+        """Cosine similarity of each row of term counts with the topic, 0..1."""
+        self._check_fitted()
+        if counts.shape[0] == 0:
+            return np.zeros(0)
+        if self._topic_vector is None:
+            self._topic_vector = self._weigh(self.topic_counts_).toarray().ravel()
+        scores = self._weigh(counts) @ self._topic_vector
+        return np.clip(np.asarray(scores).ravel(), 0.0, 1.0)
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        self._check_fitted()
+        return self.score_counts(self.counter_.count(texts))
+
+    def estimate_links(self, link_counts: sp.csr_matrix, parent_relevance: float) -> np.ndarray:
+        """Estimated relevance of links from the counts of their anchor and URL words."""
+        text_scores = self.score_counts(link_counts)
+        return self.link_text_weight * text_scores + (1.0 - self.link_text_weight) * float(
+            parent_relevance
+        )
+
+    def get_state(self) -> bytes:
+        """The learned document frequencies, to save and restore across runs."""
+        self._check_fitted()
+        nonzero = np.flatnonzero(self.document_frequency_)
+        buffer = io.BytesIO()
+        np.savez_compressed(
+            buffer,
+            index=nonzero.astype(np.int64),
+            value=self.document_frequency_[nonzero],
+            n_documents=np.array([self.n_documents_]),
+            n_features=np.array([self.n_features]),
+        )
+        return buffer.getvalue()
+
+    def set_state(self, state: bytes) -> Self:
+        self._check_fitted()
+        with np.load(io.BytesIO(state)) as saved:
+            if int(saved["n_features"][0]) != self.n_features:
+                raise ValueError("saved relevance state was made with another n_features")
+            self.document_frequency_[:] = 0.0
+            self.document_frequency_[saved["index"]] = saved["value"]
+            self.n_documents_ = int(saved["n_documents"][0])
+        self._invalidate()
+        return self
+
+    def _weigh(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+        weighted = sp.csr_matrix(counts, dtype=np.float64, copy=True)
+        # sublinear term frequency times inverse document frequency
+        weighted.data = np.log1p(weighted.data) * self.idf()[weighted.indices]
+        return normalize(weighted, norm="l2", copy=False)
+
+    def _invalidate(self) -> None:
+        self._idf: np.ndarray | None = None
+        self._topic_vector: np.ndarray | None = None
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "document_frequency_"):
+            raise NotFittedError("TopicScorer is not fitted: call fit(topic_texts) first")

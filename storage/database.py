@@ -1,0 +1,48 @@
+"""The database engine: SQLite (WAL, so exports read while a crawl writes) or PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event, exc
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from storage.models import Base
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+class StorageError(RuntimeError):
+    """The database cannot be opened, read or written; the message says which and why."""
+
+
+def open_engine(url: str) -> AsyncEngine:
+    """An async engine for a database URL, e.g. sqlite+aiosqlite:///crawl.db."""
+    try:
+        parsed = make_url(url)
+        engine = create_async_engine(parsed)
+    except (exc.ArgumentError, exc.NoSuchModuleError, ValueError) as error:
+        raise StorageError(f"bad database URL {url!r}: {error}") from error
+    if parsed.get_backend_name() == "sqlite":
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers (export, status) run beside the one writer; NORMAL keeps every
+    # committed transaction across a killed process (only power loss can cost the last).
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+async def create_schema(engine: AsyncEngine) -> None:
+    try:
+        async with engine.begin() as connection:
+            await connection.run_sync(Base.metadata.create_all)
+    except exc.SQLAlchemyError as error:
+        raise StorageError(f"cannot prepare the database {engine.url!r}: {error}") from error

@@ -1,0 +1,89 @@
+"""The collection's tables. One row per URL: the frontier and the fetched pages alike."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    SmallInteger,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+URL_QUEUED = 0  # in the frontier
+URL_DONE = 1  # fetched, failed for good, or refused
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class UrlRow(Base):
+    __tablename__ = "urls"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    url: Mapped[str] = mapped_column(Text, unique=True)
+    host: Mapped[str] = mapped_column(String(300), index=True)
+    depth: Mapped[int] = mapped_column(Integer)
+    discovered_from: Mapped[str | None] = mapped_column(Text)
+    score: Mapped[float] = mapped_column(Float)  # the link's estimated relevance
+    state: Mapped[int] = mapped_column(SmallInteger, default=URL_QUEUED)
+    final_url: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[int | None] = mapped_column(Integer)
+    content_type: Mapped[str | None] = mapped_column(String(200))
+    content_length: Mapped[int | None] = mapped_column(Integer)
+    relevance: Mapped[float | None] = mapped_column(Float)
+    title: Mapped[str | None] = mapped_column(Text)
+    fetched_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    fetch_count: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(String(40))
+
+    __table_args__ = (Index("ix_urls_state_id", "state", "id"),)
+
+
+class PageText(Base):
+    """The extracted text of a fetched page, zlib-compressed."""
+
+    __tablename__ = "page_texts"
+
+    url_id: Mapped[int] = mapped_column(ForeignKey("urls.id"), primary_key=True)
+    text: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class HostRow(Base):
+    """What the crawler knows and owes each host: robots.txt and politeness state."""
+
+    __tablename__ = "hosts"
+
+    host: Mapped[str] = mapped_column(String(300), primary_key=True)
+    robots_status: Mapped[int | None] = mapped_column(Integer)
+    robots_body: Mapped[str | None] = mapped_column(Text)
+    robots_fetched_at: Mapped[float | None] = mapped_column(Float)  # unix seconds
+    backoff: Mapped[float] = mapped_column(Float, default=1.0)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    not_before: Mapped[float] = mapped_column(Float, default=0.0)  # unix seconds
+
+
+class LearnedState(Base):
+    """Learned models' state, by name (e.g. the relevance model's frequencies)."""
+
+    __tablename__ = "learned_state"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    state: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class CrawlMeta(Base):
+    """Settings a crawl was started with, e.g. its topic and relevance threshold."""
+
+    __tablename__ = "crawl_meta"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

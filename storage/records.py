@@ -1,0 +1,77 @@
+"""Plain records that cross the storage boundary; SQLAlchemy objects never leave it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NewUrl:
+    url: str
+    host: str
+    depth: int
+    score: float
+    discovered_from: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedUrl:
+    id: int
+    url: str
+    host: str
+    depth: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FetchRecord:
+    """The outcome of fetching one URL, written in the same transaction as its links."""
+
+    url_id: int
+    final_url: str | None
+    status: int | None
+    content_type: str | None
+    content_length: int | None
+    relevance: float | None
+    title: str | None
+    fetched_at: datetime
+    error: str | None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostRecord:
+    host: str
+    robots_status: int | None = None
+    robots_body: str | None = None
+    robots_fetched_at: float | None = None
+    backoff: float = 1.0
+    failures: int = 0
+    not_before: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRecord:
+    url: str
+    final_url: str | None
+    host: str
+    status: int | None
+    content_type: str | None
+    relevance: float | None
+    title: str | None
+    depth: int
+    discovered_from: str | None
+    fetched_at: datetime | None
+    fetch_count: int
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlStatus:
+    pages: int
+    relevant_pages: int
+    relevance_threshold: float
+    frontier: int
+    hosts: int
+    errors: dict[str, int] = field(default_factory=dict)

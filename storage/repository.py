@@ -1,0 +1,273 @@
+"""Repository functions: each takes an async connection and returns plain records."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import bindparam, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage.models import (
+    URL_DONE,
+    URL_QUEUED,
+    CrawlMeta,
+    HostRow,
+    LearnedState,
+    PageText,
+    UrlRow,
+)
+from storage.records import (
+    CrawlStatus,
+    ExportRecord,
+    FetchRecord,
+    HostRecord,
+    NewUrl,
+    QueuedUrl,
+)
+
+TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
+
+
+def _insert(connection: AsyncConnection, table: Any) -> Any:
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
+        return postgresql.insert(table)
+    if dialect == "sqlite":
+        return sqlite.insert(table)
+    raise NotImplementedError(f"unsupported database dialect {dialect!r}")
+
+
+async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
+    """Insert the URLs not yet known; return only those that were new."""
+    if not urls:
+        return []
+    statement = (
+        _insert(connection, UrlRow)
+        .on_conflict_do_nothing(index_elements=["url"])
+        .returning(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score)
+    )
+    rows = [
+        {
+            "url": new.url,
+            "host": new.host,
+            "depth": new.depth,
+            "score": new.score,
+            "discovered_from": new.discovered_from,
+            "state": URL_QUEUED,
+            "fetch_count": 0,
+        }
+        for new in urls
+    ]
+    result = await connection.execute(statement, rows)
+    return [QueuedUrl(*row) for row in result.all()]
+
+
+_RECORD_FETCH = (
+    update(UrlRow)
+    .where(UrlRow.id == bindparam("b_id"))
+    .values(
+        state=URL_DONE,
+        final_url=bindparam("b_final_url"),
+        status=bindparam("b_status"),
+        content_type=bindparam("b_content_type"),
+        content_length=bindparam("b_content_length"),
+        relevance=bindparam("b_relevance"),
+        title=bindparam("b_title"),
+        fetched_at=bindparam("b_fetched_at"),
+        error=bindparam("b_error"),
+        fetch_count=UrlRow.fetch_count + 1,
+    )
+)
+
+
+async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRecord]) -> None:
+    if not records:
+        return
+    await connection.execute(
+        _RECORD_FETCH,
+        [
+            {
+                "b_id": record.url_id,
+                "b_final_url": record.final_url,
+                "b_status": record.status,
+                "b_content_type": record.content_type,
+                "b_content_length": record.content_length,
+                "b_relevance": record.relevance,
+                "b_title": record.title,
+                "b_fetched_at": record.fetched_at,
+                "b_error": record.error,
+            }
+            for record in records
+        ],
+    )
+    texts = [
+        {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
+        for r in records
+        if r.text
+    ]
+    if texts:
+        statement = _insert(connection, PageText)
+        statement = statement.on_conflict_do_update(
+            index_elements=["url_id"], set_={"text": statement.excluded.text}
+        )
+        await connection.execute(statement, texts)
+
+
+async def page_text(connection: AsyncConnection, url: str) -> str | None:
+    result = await connection.execute(
+        select(PageText.text).join(UrlRow, UrlRow.id == PageText.url_id).where(UrlRow.url == url)
+    )
+    blob = result.scalar_one_or_none()
+    return None if blob is None else zlib.decompress(blob).decode()
+
+
+async def iter_queued(
+    connection: AsyncConnection, *, batch_size: int = 10_000
+) -> AsyncIterator[list[QueuedUrl]]:
+    """The frontier as stored, in batches (to rebuild it on resume)."""
+    last_id = 0
+    while True:
+        result = await connection.execute(
+            select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score)
+            .where(UrlRow.state == URL_QUEUED, UrlRow.id > last_id)
+            .order_by(UrlRow.id)
+            .limit(batch_size)
+        )
+        batch = [QueuedUrl(*row) for row in result.all()]
+        if not batch:
+            return
+        yield batch
+        last_id = batch[-1].id
+
+
+async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -> None:
+    if not hosts:
+        return
+    statement = _insert(connection, HostRow)
+    columns = ("robots_status", "robots_body", "robots_fetched_at", "backoff", "failures")
+    statement = statement.on_conflict_do_update(
+        index_elements=["host"],
+        set_={name: getattr(statement.excluded, name) for name in (*columns, "not_before")},
+    )
+    await connection.execute(
+        statement,
+        [
+            {"host": h.host, "not_before": h.not_before, **{c: getattr(h, c) for c in columns}}
+            for h in hosts
+        ],
+    )
+
+
+async def load_hosts(connection: AsyncConnection) -> list[HostRecord]:
+    result = await connection.execute(
+        select(
+            HostRow.host,
+            HostRow.robots_status,
+            HostRow.robots_body,
+            HostRow.robots_fetched_at,
+            HostRow.backoff,
+            HostRow.failures,
+            HostRow.not_before,
+        )
+    )
+    return [HostRecord(*row) for row in result.all()]
+
+
+async def save_learned_state(connection: AsyncConnection, name: str, state: bytes) -> None:
+    statement = _insert(connection, LearnedState)
+    statement = statement.on_conflict_do_update(
+        index_elements=["name"], set_={"state": statement.excluded.state}
+    )
+    await connection.execute(statement, [{"name": name, "state": state}])
+
+
+async def load_learned_state(connection: AsyncConnection, name: str) -> bytes | None:
+    result = await connection.execute(select(LearnedState.state).where(LearnedState.name == name))
+    return result.scalar_one_or_none()
+
+
+async def set_meta(connection: AsyncConnection, values: Mapping[str, str]) -> None:
+    statement = _insert(connection, CrawlMeta)
+    statement = statement.on_conflict_do_update(
+        index_elements=["key"], set_={"value": statement.excluded.value}
+    )
+    await connection.execute(statement, [{"key": k, "value": v} for k, v in values.items()])
+
+
+async def get_meta(connection: AsyncConnection) -> dict[str, str]:
+    result = await connection.execute(select(CrawlMeta.key, CrawlMeta.value))
+    return {key: value for key, value in result.all()}
+
+
+async def iter_export(
+    connection: AsyncConnection, *, min_relevance: float | None = None
+) -> AsyncIterator[ExportRecord]:
+    """Every fetched (or refused) URL, in the order they were discovered."""
+    query = (
+        select(
+            UrlRow.url,
+            UrlRow.final_url,
+            UrlRow.host,
+            UrlRow.status,
+            UrlRow.content_type,
+            UrlRow.relevance,
+            UrlRow.title,
+            UrlRow.depth,
+            UrlRow.discovered_from,
+            UrlRow.fetched_at,
+            UrlRow.fetch_count,
+            UrlRow.error,
+        )
+        .where(UrlRow.state == URL_DONE)
+        .order_by(UrlRow.id)
+    )
+    if min_relevance is not None:
+        query = query.where(UrlRow.relevance >= min_relevance)
+    result = await connection.stream(query.execution_options(yield_per=1000))
+    async for row in result:
+        record = ExportRecord(*row)
+        if record.fetched_at is not None and record.fetched_at.tzinfo is None:
+            # SQLite keeps no offset; everything is written in UTC
+            record = _with_utc(record)
+        yield record
+
+
+def _with_utc(record: ExportRecord) -> ExportRecord:
+    assert record.fetched_at is not None
+    fields = {name: getattr(record, name) for name in ExportRecord.__slots__}
+    fields["fetched_at"] = record.fetched_at.replace(tzinfo=UTC)
+    return ExportRecord(**fields)
+
+
+async def crawl_status(connection: AsyncConnection, *, relevance_threshold: float) -> CrawlStatus:
+    done = UrlRow.state == URL_DONE
+    pages = await connection.scalar(
+        select(func.count()).where(done, UrlRow.error.is_(None)).select_from(UrlRow)
+    )
+    relevant = await connection.scalar(
+        select(func.count()).where(done, UrlRow.relevance >= relevance_threshold)
+    )
+    frontier = await connection.scalar(select(func.count()).where(UrlRow.state == URL_QUEUED))
+    hosts = await connection.scalar(select(func.count(func.distinct(UrlRow.host))))
+    errors = await connection.execute(
+        select(UrlRow.error, func.count())
+        .where(done, UrlRow.error.is_not(None))
+        .group_by(UrlRow.error)
+        .order_by(func.count().desc())
+    )
+    return CrawlStatus(
+        pages=pages or 0,
+        relevant_pages=relevant or 0,
+        relevance_threshold=relevance_threshold,
+        frontier=frontier or 0,
+        hosts=hosts or 0,
+        errors={kind: count for kind, count in errors.all()},
+    )
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
