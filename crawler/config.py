@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, get_args, get_type_hints
+from typing import Any, get_args, get_origin, get_type_hints
 
 DEFAULT_DB = "sqlite+aiosqlite:///crawl.db"
 DEFAULT_POLICY = "best-first"
@@ -120,7 +120,7 @@ def _convert(name: str, value: Any) -> Any:
     """Convert a TOML value or an environment string to the setting's type."""
     hint = get_type_hints(CrawlConfig)[name]
     kinds = [k for k in (get_args(hint) or (hint,)) if k is not type(None)]
-    kind = kinds[0]
+    kind = tuple if get_origin(hint) is tuple else kinds[0]
     if value is None or (isinstance(value, str) and value == "" and type(None) in get_args(hint)):
         return None
     try:
@@ -145,7 +145,7 @@ def _convert(name: str, value: Any) -> Any:
             if not isinstance(value, str):
                 raise ValueError(f"not a string: {value!r}")
             return value
-        if getattr(kind, "__origin__", None) is tuple or kind is tuple:
+        if kind is tuple:
             if isinstance(value, str):
                 return tuple(v.strip() for v in value.split(",") if v.strip())
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):

@@ -28,19 +28,24 @@ def canonicalize(raw: str, base: URL | None = None) -> URL:
         raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
     try:
         url = URL(raw)
-        if base is not None and not url.is_absolute():
-            url = base.join(url)
+        if base is not None:
+            url = base.join(url)  # an absolute URL stays as it is
     except (ValueError, TypeError, UnicodeError) as error:
         raise BadUrlError(f"unparseable URL: {error}") from error
     if url.scheme not in CRAWLABLE_SCHEMES:
         raise BadUrlError(f"not an http(s) URL: scheme {url.scheme or 'missing'!r}")
     if not url.raw_host:
         raise BadUrlError("URL has no host")
-    url = url.with_fragment(None)
+    authority = url.raw_authority
     if url.explicit_port is not None and url.is_default_port():
-        url = url.with_port(None)
-    if not url.raw_path:
-        url = url.with_path("/")
+        authority = authority.rsplit(":", 1)[0]
+    url = URL.build(
+        scheme=url.scheme,
+        authority=authority,
+        path=url.raw_path or "/",
+        query_string=url.raw_query_string,
+        encoded=True,
+    )  # without the fragment
     if len(str(url)) > MAX_URL_LENGTH:
         raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
     return url

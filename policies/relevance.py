@@ -44,6 +44,8 @@ class TermCounter:
         )
 
     def count(self, texts: Sequence[str]) -> sp.csr_matrix:
+        if len(texts) == 0:  # HashingVectorizer cannot transform an empty list
+            return sp.csr_matrix((0, self.n_features), dtype=np.float32)
         return self._vectorizer.transform(texts)
 
 

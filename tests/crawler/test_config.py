@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
+
+
+def test_layers_apply_in_order_file_then_environment_then_flags(tmp_path: Path) -> None:
+    path = tmp_path / "crawl.toml"
+    path.write_text(
+        '[crawl]\nseeds = ["http://a.example/"]\ntopic = "solar"\ndelay = 2.0\n'
+        "concurrency = 4\nmax-pages = 10\n"
+    )
+    config = build_config(
+        file_values=read_toml(path),
+        environ={"CRAWLER_DELAY": "3.5", "CRAWLER_CONCURRENCY": "8", "HOME": "/root"},
+        flag_values={"concurrency": 2},
+    )
+    assert config.seeds == ("http://a.example/",)
+    assert (config.delay, config.concurrency, config.max_pages) == (3.5, 2, 10)
+
+
+def test_environment_lists_and_booleans() -> None:
+    config = build_config(
+        environ={"CRAWLER_ALLOWED_DOMAINS": "a.com, b.org", "CRAWLER_STORE_TEXT": "no"}
+    )
+    assert config.allowed_domains == ("a.com", "b.org")
+    assert config.store_text is False
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"concurrency": 0}, "'concurrency' must be greater than 0"),
+        ({"delay": -1}, "'delay' must not be negative"),
+        ({"relevance_threshold": 1.5}, "'relevance_threshold' must be between 0 and 1"),
+        ({"metrics_port": 70000}, "'metrics_port' must be a port"),
+        ({"delay": float("inf")}, "'delay' must be finite"),
+        ({"user_agent": " "}, "'user_agent' must not be empty"),
+    ],
+)
+def test_a_bad_value_names_the_setting(values: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build_config(flag_values=values, environ={})
+
+
+def test_wrong_types_and_unknown_settings_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="setting 'concurrency': not a whole number"):
+        build_config(file_values={"concurrency": 2.5}, environ={})
+    with pytest.raises(ConfigError, match="setting 'max_pages'"):
+        build_config(environ={"CRAWLER_MAX_PAGES": "lots"})
+    with pytest.raises(ConfigError, match="unknown setting 'delai' in config file"):
+        build_config(file_values={"delai": 1}, environ={})
+
+
+def test_unreadable_and_invalid_config_files_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        read_toml(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("delay = = 1")
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        read_toml(bad)
+
+
+def test_run_needs_seeds_and_a_topic() -> None:
+    with pytest.raises(ConfigError, match="'seeds' give at least one seed"):
+        CrawlConfig(topic="x").check_runnable()
+    with pytest.raises(ConfigError, match="'topic' give a topic"):
+        CrawlConfig(seeds=("http://a/",), topic="  ").check_runnable()

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import pytest
+
+from crawler.parse import ContentError, analyze, decode
+from policies import TermCounter
+
+COUNTER = TermCounter(n_features=2**12)
+
+
+def parse(html: str | bytes, *, url: str = "http://site.example/dir/page", **kwargs: object):
+    body = html.encode() if isinstance(html, str) else html
+    options: dict[str, object] = {"charset": None, "x_robots_tag": None}
+    options.update(kwargs)
+    return analyze(body, url=url, counter=COUNTER, **options)  # type: ignore[arg-type]
+
+
+def test_title_text_and_links_with_anchor_text() -> None:
+    page = parse(
+        "<html><head><title>  Solar\n power </title><style>.x{}</style></head><body>"
+        "<script>var hidden = 1;</script><p>Panels  on roofs.</p>"
+        '<a href="a.html#top">First <b>link</b></a> <a href="/b">Second</a>'
+        '<a href="a.html">dup</a><a href="mailto:x@y">mail</a></body></html>'
+    )
+    assert page.title == "Solar power"
+    assert "Panels on roofs." in page.text
+    assert "hidden" not in page.text and ".x" not in page.text
+    assert [(link.url, link.anchor) for link in page.links] == [
+        ("http://site.example/dir/a.html", "First link"),
+        ("http://site.example/b", "Second"),
+    ]
+    assert page.page_counts.shape[0] == 1
+    assert page.link_counts.shape[0] == 2
+
+
+def test_base_href_changes_where_relative_links_point() -> None:
+    page = parse('<head><base href="http://other.example/root/"></head><a href="x">x</a>')
+    assert [link.url for link in page.links] == ["http://other.example/root/x"]
+
+
+def test_rel_nofollow_links_are_skipped() -> None:
+    page = parse('<a href="/a" rel="nofollow">a</a><a href="/b" rel="external">b</a>')
+    assert [link.url for link in page.links] == ["http://site.example/b"]
+
+
+@pytest.mark.parametrize(
+    ("meta", "header", "noindex", "nofollow"),
+    [
+        ('<meta name="robots" content="NOINDEX">', None, True, False),
+        ('<meta name="Robots" content="nofollow, noarchive">', None, False, True),
+        ('<meta name="robots" content="none">', None, True, True),
+        ("", "noindex, nofollow", True, True),
+        ('<meta name="description" content="noindex">', None, False, False),
+    ],
+)
+def test_meta_robots_and_x_robots_tag(
+    meta: str, header: str | None, noindex: bool, nofollow: bool
+) -> None:
+    page = parse(f"<head>{meta}</head><body><a href='/x'>x</a></body>", x_robots_tag=header)
+    assert (page.noindex, page.nofollow) == (noindex, nofollow)
+    assert len(page.links) == (0 if nofollow else 1)
+
+
+def test_charset_from_the_header_then_meta_then_utf8() -> None:
+    latin = "<title>café</title>".encode("latin-1")
+    assert "café" in decode(latin, "iso-8859-1")
+    assert "café" in decode(b'<meta charset="latin-1">' + latin, None)
+    assert "caf\ufffd" in decode(latin, None)  # undecodable bytes are replaced, not fatal
+    assert "café" in decode("<p>café</p>".encode(), "no-such-charset")
+
+
+def test_a_binary_body_is_refused() -> None:
+    with pytest.raises(ContentError, match="binary"):
+        parse(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+
+def test_malformed_and_deeply_nested_html_still_parses() -> None:
+    page = parse("<div>" * 5000 + "<a href='/deep'>deep</a><p>unclosed <b>text")
+    assert [link.url for link in page.links] == ["http://site.example/deep"]
+    assert "unclosed text" in page.text

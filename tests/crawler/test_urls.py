@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import pytest
+from yarl import URL
+
+from crawler.urls import MAX_URL_LENGTH, BadUrlError, Scope, canonicalize, host_key
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("HTTP://ExAmple.COM:80/a/./b/../c?x=1#frag", "http://example.com/a/c?x=1"),
+        ("https://example.com:443", "https://example.com/"),
+        ("http://example.com:8080/%7Euser/", "http://example.com:8080/~user/"),
+        ("http://example.com/a b", "http://example.com/a%20b"),
+        ("http://bücher.example/", "http://xn--bcher-kva.example/"),
+        ("  http://example.com/x  ", "http://example.com/x"),
+    ],
+)
+def test_one_page_has_one_canonical_form(raw: str, expected: str) -> None:
+    assert str(canonicalize(raw)) == expected
+
+
+def test_relative_links_resolve_against_the_base() -> None:
+    base = URL("http://example.com/dir/page.html")
+    assert str(canonicalize("../other#top", base=base)) == "http://example.com/other"
+    assert str(canonicalize("?q=1", base=base)) == "http://example.com/dir/page.html?q=1"
+    assert str(canonicalize("//cdn.example.com/x", base=base)) == "http://cdn.example.com/x"
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("", "empty"),
+        ("mailto:someone@example.com", "scheme 'mailto'"),
+        ("javascript:void(0)", "scheme 'javascript'"),
+        ("ftp://example.com/file", "scheme 'ftp'"),
+        ("data:text/html,hi", "scheme 'data'"),
+        ("http://", "no host"),
+        ("http://example.com/" + "a" * MAX_URL_LENGTH, "longer than"),
+        ("http://[::1", "unparseable"),
+    ],
+)
+def test_uncrawlable_urls_say_why(raw: str, reason: str) -> None:
+    with pytest.raises(BadUrlError, match=reason):
+        canonicalize(raw)
+
+
+def test_host_key_keeps_only_non_default_ports() -> None:
+    assert host_key(canonicalize("http://Example.com:80/")) == "example.com"
+    assert host_key(canonicalize("http://127.0.0.1:8080/")) == "127.0.0.1:8080"
+    assert host_key(canonicalize("https://example.com:8443/")) == "example.com:8443"
+
+
+def test_scope_takes_hosts_with_their_subdomains_and_a_maximum_depth() -> None:
+    scope = Scope.of(["Example.com"], max_depth=2)
+    assert scope.allows(URL("http://example.com/"), depth=2)
+    assert scope.allows(URL("http://www.example.com:8080/"), depth=0)
+    assert not scope.allows(URL("http://badexample.com/"))
+    assert not scope.allows(URL("http://example.com.evil.net/"))
+    assert not scope.allows(URL("http://example.com/"), depth=3)
+    assert Scope.of([]).allows(URL("http://anywhere.net/"), depth=100)

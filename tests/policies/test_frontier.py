@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from policies import (
+    BestFirst,
+    BreadthFirst,
+    Candidate,
+    PriorityFrontier,
+    frontier_policy_names,
+    make_frontier_policy,
+    register_frontier_policy,
+)
+
+
+def candidate(url_id: int, host: str = "a", depth: int = 0, score: float = 0.0) -> Candidate:
+    return Candidate(url_id, f"http://{host}/{url_id}", host, depth, score)
+
+
+def always(_host: str) -> bool:
+    return True
+
+
+def drain(frontier: PriorityFrontier) -> list[int]:
+    popped = []
+    while (item := frontier.pop(always)) is not None:
+        popped.append(item.url_id)
+    return popped
+
+
+def test_breadth_first_takes_shallow_urls_first_then_discovery_order() -> None:
+    frontier = BreadthFirst()
+    for url_id, depth in [(1, 2), (2, 0), (3, 1), (4, 0), (5, 1)]:
+        frontier.push(candidate(url_id, host=f"h{url_id % 2}", depth=depth))
+    assert drain(frontier) == [2, 4, 3, 5, 1]
+
+
+def test_best_first_takes_highest_score_first_across_hosts() -> None:
+    frontier = BestFirst()
+    for url_id, score in [(1, 0.2), (2, 0.9), (3, 0.5), (4, 0.7)]:
+        frontier.push(candidate(url_id, host=f"h{url_id}", score=score))
+    assert drain(frontier) == [2, 4, 3, 1]
+
+
+def test_pop_skips_hosts_that_are_not_ready_and_keeps_their_place() -> None:
+    frontier = BestFirst()
+    frontier.push(candidate(1, host="busy", score=0.9))
+    frontier.push(candidate(2, host="free", score=0.1))
+    found = frontier.pop(lambda host: host != "busy")
+    assert found is not None and found.url_id == 2
+    assert frontier.pop(lambda host: host != "busy") is None
+    assert len(frontier) == 1
+    found = frontier.pop(always)
+    assert found is not None and found.url_id == 1
+    assert len(frontier) == 0
+
+
+def test_a_better_candidate_for_a_host_becomes_its_head() -> None:
+    frontier = BestFirst()
+    frontier.push(candidate(1, host="a", score=0.1))
+    frontier.push(candidate(2, host="b", score=0.5))
+    frontier.push(candidate(3, host="a", score=0.9))
+    assert drain(frontier) == [3, 2, 1]
+
+
+def test_hosts_lists_only_hosts_with_queued_urls() -> None:
+    frontier = BreadthFirst()
+    frontier.push(candidate(1, host="a"))
+    frontier.push(candidate(2, host="b"))
+    frontier.pop(lambda host: host == "a")
+    assert set(frontier.hosts()) == {"b"}
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abcde"), st.floats(0, 1), st.integers(0, 5)),
+        max_size=60,
+    ),
+    st.sets(st.sampled_from("abcde")),
+)
+def test_every_policy_pops_each_candidate_once_in_priority_order(
+    items: list[tuple[str, float, int]], blocked: set[str]
+) -> None:
+    for name in frontier_policy_names():
+        frontier = make_frontier_policy(name)
+        pushed = [candidate(i, host, depth, score) for i, (host, score, depth) in enumerate(items)]
+        for item in pushed:
+            frontier.push(item)
+        ready_first = []
+        while (item := frontier.pop(lambda host: host not in blocked)) is not None:
+            ready_first.append(item)
+        assert all(item.host not in blocked for item in ready_first)
+        rest = []
+        while (item := frontier.pop(always)) is not None:
+            rest.append(item)
+        popped = ready_first + rest
+        assert sorted(c.url_id for c in popped) == list(range(len(items)))
+        assert len(frontier) == 0
+        priorities = [frontier.priority(c) for c in ready_first]
+        assert priorities == sorted(priorities, reverse=True)
+
+
+def test_unknown_policy_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown frontier policy 'nope' \(known: best-first, bfs"):
+        make_frontier_policy("nope")
+
+
+def test_a_name_cannot_be_registered_twice() -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        register_frontier_policy("bfs", BreadthFirst)

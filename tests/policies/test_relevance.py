@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from policies import NotFittedError, TopicScorer, url_words
+
+SOLAR = "Solar panels turn sunlight into energy; a rooftop photovoltaic array and inverter."
+COOKING = "Whisk the flour and butter, then bake the dough in a hot oven for dinner."
+
+
+def test_on_topic_text_scores_higher_than_off_topic_text() -> None:
+    scorer = TopicScorer().fit(["solar energy"])
+    on, off, empty = scorer.score([SOLAR, COOKING, ""])
+    assert 0.0 < on <= 1.0
+    assert off == 0.0
+    assert empty == 0.0
+
+
+def test_identical_text_scores_one() -> None:
+    scorer = TopicScorer().fit([SOLAR])
+    assert scorer.score([SOLAR])[0] == pytest.approx(1.0)
+
+
+def test_learned_document_frequency_lowers_the_weight_of_common_words() -> None:
+    scorer = TopicScorer().fit(["solar power"])
+    page = ["solar power plant"]
+    before = scorer.score(page)[0]
+    # "power" turns out to be everywhere, "solar" rare: a solar page gains relevance
+    scorer.partial_fit_counts(scorer.counter_.count(["power station"] * 50))
+    assert scorer.score(["solar"])[0] > scorer.score(["power"])[0]
+    assert scorer.score(page)[0] != pytest.approx(before)
+
+
+def test_using_the_scorer_before_fit_is_a_clear_error() -> None:
+    with pytest.raises(NotFittedError, match="call fit"):
+        TopicScorer().score(["anything"])
+
+
+@pytest.mark.parametrize("topic", [[], [""], ["   "], ["the and of"]])
+def test_an_empty_topic_is_refused(topic: list[str]) -> None:
+    with pytest.raises(ValueError, match="topic"):
+        TopicScorer().fit(topic)
+
+
+def test_link_estimate_blends_anchor_words_and_parent_relevance() -> None:
+    scorer = TopicScorer(link_text_weight=0.7).fit(["solar energy"])
+    counts = scorer.counter_.count(["solar energy guide", "read more"])
+    on, off = scorer.estimate_links(counts, parent_relevance=0.5)
+    assert off == pytest.approx(0.3 * 0.5)
+    assert on > off
+    assert on == pytest.approx(0.7 * scorer.score(["solar energy guide"])[0] + 0.15)
+
+
+def test_state_round_trip_restores_the_same_scores() -> None:
+    scorer = TopicScorer().fit(["solar energy"])
+    scorer.partial_fit_counts(scorer.counter_.count([COOKING, SOLAR, "energy bills"]))
+    restored = TopicScorer().fit(["solar energy"]).set_state(scorer.get_state())
+    texts = [SOLAR, COOKING, "energy"]
+    np.testing.assert_allclose(restored.score(texts), scorer.score(texts))
+    assert restored.n_documents_ == scorer.n_documents_
+
+
+def test_state_from_another_feature_size_is_refused() -> None:
+    state = TopicScorer(n_features=2**10).fit(["solar"]).get_state()
+    with pytest.raises(ValueError, match="n_features"):
+        TopicScorer().fit(["solar"]).set_state(state)
+
+
+def test_url_words_takes_path_and_query_words_not_the_host() -> None:
+    assert url_words("https://example.com/solar-panels/guide_2.html?q=inverter") == (
+        "solar panels guide html inverter"
+    )
+    assert url_words("http://solar.example/") == ""
+
+
+def test_counting_no_texts_gives_an_empty_matrix() -> None:
+    scorer = TopicScorer(n_features=2**10).fit(["solar"])
+    counts = scorer.counter_.count([])
+    assert counts.shape == (0, 2**10)
+    assert scorer.estimate_links(counts, parent_relevance=0.5).shape == (0,)

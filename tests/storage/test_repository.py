@@ -1,0 +1,156 @@
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+import storage
+from storage import FetchRecord, HostRecord, NewUrl
+
+
+@pytest.fixture
+async def engine(db_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = storage.open_engine(db_url)
+    await storage.create_schema(engine)
+    yield engine
+    await engine.dispose()
+
+
+def fetched(url_id: int, **changes: object) -> FetchRecord:
+    values: dict[str, object] = {
+        "url_id": url_id,
+        "final_url": None,
+        "status": 200,
+        "content_type": "text/html",
+        "content_length": 10,
+        "relevance": 0.5,
+        "title": "t",
+        "fetched_at": datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
+        "error": None,
+    }
+    values.update(changes)
+    return FetchRecord(**values)  # type: ignore[arg-type]
+
+
+async def test_add_urls_returns_only_the_urls_that_were_new(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        first = await storage.add_urls(
+            connection, [NewUrl("http://a/1", "a", 0, 1.0), NewUrl("http://a/2", "a", 1, 0.5)]
+        )
+        again = await storage.add_urls(
+            connection,
+            [NewUrl("http://a/2", "a", 3, 0.1), NewUrl("http://b/", "b", 1, 0.2, "http://a/1")],
+        )
+    assert [q.url for q in first] == ["http://a/1", "http://a/2"]
+    assert [(q.url, q.host, q.depth) for q in again] == [("http://b/", "b", 1)]
+
+
+async def test_recording_a_fetch_takes_the_url_out_of_the_frontier(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        queued = await storage.add_urls(
+            connection, [NewUrl(f"http://a/{i}", "a", 0, 0.0) for i in range(3)]
+        )
+        await storage.record_fetches(connection, [fetched(queued[1].id, text="hello " * 100)])
+    async with engine.connect() as connection:
+        frontier = [q.url async for batch in storage.iter_queued(connection) for q in batch]
+        exported = [r async for r in storage.iter_export(connection)]
+        text = await storage.page_text(connection, "http://a/1")
+    assert frontier == ["http://a/0", "http://a/2"]
+    assert [r.url for r in exported] == ["http://a/1"]
+    assert exported[0].fetch_count == 1
+    assert exported[0].fetched_at == datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    assert text == "hello " * 100
+
+
+async def test_fetching_again_counts_and_replaces(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        (queued,) = await storage.add_urls(connection, [NewUrl("http://a/", "a", 0, 0.0)])
+        await storage.record_fetches(connection, [fetched(queued.id, title="old", text="old")])
+        await storage.record_fetches(connection, [fetched(queued.id, title="new", text="new")])
+    async with engine.connect() as connection:
+        (record,) = [r async for r in storage.iter_export(connection)]
+        assert await storage.page_text(connection, "http://a/") == "new"
+    assert (record.title, record.fetch_count) == ("new", 2)
+
+
+async def test_frontier_is_read_back_in_batches(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        await storage.add_urls(connection, [NewUrl(f"http://a/{i}", "a", 0, 0.0) for i in range(25)])
+    async with engine.connect() as connection:
+        batches = [batch async for batch in storage.iter_queued(connection, batch_size=10)]
+    assert [len(b) for b in batches] == [10, 10, 5]
+    assert len({q.id for b in batches for q in b}) == 25
+
+
+async def test_hosts_learned_state_and_meta_round_trip(engine: AsyncEngine) -> None:
+    hosts = [HostRecord("a", 200, "User-agent: *", 1.5, 4.0, 2, 99.0), HostRecord("b")]
+    async with engine.begin() as connection:
+        await storage.save_hosts(connection, hosts)
+        await storage.save_hosts(connection, [HostRecord("b", backoff=8.0)])
+        await storage.save_learned_state(connection, "model", b"\x00\x01")
+        await storage.save_learned_state(connection, "model", b"\x02")
+        await storage.set_meta(connection, {"topic": "solar"})
+    async with engine.connect() as connection:
+        loaded = {h.host: h for h in await storage.load_hosts(connection)}
+        assert await storage.load_learned_state(connection, "model") == b"\x02"
+        assert await storage.load_learned_state(connection, "missing") is None
+        assert await storage.get_meta(connection) == {"topic": "solar"}
+    assert loaded["a"] == hosts[0]
+    assert loaded["b"].backoff == 8.0
+
+
+async def test_status_counts_pages_relevance_and_errors(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        queued = await storage.add_urls(
+            connection, [NewUrl(f"http://h{i % 2}/{i}", f"h{i % 2}", 0, 0.0) for i in range(6)]
+        )
+        await storage.record_fetches(
+            connection,
+            [
+                fetched(queued[0].id, relevance=0.9),
+                fetched(queued[1].id, relevance=0.05),
+                fetched(queued[2].id, relevance=None, status=None, error="timeout"),
+                fetched(queued[3].id, relevance=None, status=None, error="timeout"),
+                fetched(queued[4].id, relevance=None, status=None, error="robots"),
+            ],
+        )
+    async with engine.connect() as connection:
+        report = await storage.crawl_status(connection, relevance_threshold=0.1)
+        relevant = [r.url async for r in storage.iter_export(connection, min_relevance=0.1)]
+    assert (report.pages, report.relevant_pages, report.frontier, report.hosts) == (2, 1, 1, 2)
+    assert report.errors == {"timeout": 2, "robots": 1}
+    assert relevant == ["http://h0/0"]
+
+
+async def test_a_reader_sees_committed_rows_while_a_writer_holds_a_transaction(
+    engine: AsyncEngine,
+) -> None:
+    async with engine.begin() as connection:
+        await storage.add_urls(connection, [NewUrl("http://a/", "a", 0, 0.0)])
+    async with engine.begin() as writer:
+        await storage.add_urls(writer, [NewUrl("http://a/x", "a", 0, 0.0)])
+        reader_engine = storage.open_engine(str(engine.url))
+        async with reader_engine.connect() as reader:
+            report = await storage.crawl_status(reader, relevance_threshold=0.1)
+        await reader_engine.dispose()
+    assert report.frontier == 1  # the uncommitted row is not seen, and nothing blocked
+
+
+def test_a_bad_database_url_is_a_clear_error() -> None:
+    with pytest.raises(storage.StorageError, match="bad database URL 'nonsense://'"):
+        storage.open_engine("nonsense://")
+
+
+async def test_a_read_only_database_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "ro.db"
+    sqlite3.connect(path).close()
+    engine = storage.open_engine(f"sqlite+aiosqlite:///file:{path}?mode=ro&uri=true")
+    try:
+        with pytest.raises(storage.StorageError, match="cannot prepare the database.*readonly"):
+            await storage.create_schema(engine)
+    finally:
+        await engine.dispose()
