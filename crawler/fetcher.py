@@ -119,7 +119,10 @@ class Fetcher:
         )
 
     async def get_robots(self, origin: URL) -> tuple[int | None, str | None]:
-        """(status, text) of origin's robots.txt; (None, None) when there is no answer."""
+        """(status, text) of origin's robots.txt; (None, None) when there is no answer.
+
+        Raises FetchError only for an address the network guard refuses.
+        """
         try:
             response = await self._request(
                 origin.with_path("/robots.txt"),
@@ -127,7 +130,9 @@ class Fetcher:
                 limit=MAX_ROBOTS_BYTES,
                 html_only=False,
             )
-        except FetchError:
+        except FetchError as error:
+            if error.outcome is Outcome.PRIVATE_NETWORK:
+                raise
             return None, None
         text = None
         if response.body is not None:

@@ -92,11 +92,11 @@ class Politeness:
             if slot.failures >= FAILURES_BEFORE_BACKOFF:
                 slot.backoff = self._grown(slot)
         wait = min(self.interval(host) * slot.backoff, self.max_backoff)
-        if feedback is not Feedback.SUCCESS:
+        if retry_after is not None:  # the server said when: that, and no sooner
+            wait = max(wait, min(retry_after, self.max_backoff))
+        elif feedback is not Feedback.SUCCESS:
             # even with no delay configured, a struggling host gets time to recover
             wait = max(wait, min(slot.backoff - 1.0, self.max_backoff))
-        if retry_after is not None:
-            wait = max(wait, min(retry_after, self.max_backoff))
         slot.not_before = max(slot.not_before, now + wait)
 
     def release(self, host: str) -> None:

@@ -19,6 +19,7 @@ from aiohttp import web
 from crawler.testbed_web import TOPIC, TestbedWeb, WebSpec
 
 LOOPBACK_PREFIX = "127.0.0."
+HOST_INDEX = web.AppKey("host_index", int)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +107,7 @@ class Testbed:
         app.router.add_get("/r/{page:\\d+}", self._redirect)
         app.router.add_get("/loop/{name}", self._loop)
         app.router.add_get("/private/{rest:.*}", self._private)
-        app["host"] = host
+        app[HOST_INDEX] = host
 
         @web.middleware
         async def record(request: web.Request, handler):  # type: ignore[no-untyped-def]
@@ -138,7 +139,7 @@ class Testbed:
 
     async def _page(self, request: web.Request) -> web.Response:
         page = int(request.match_info["page"])
-        if page >= self.web.spec.pages or int(self.web.host[page]) != request.app["host"]:
+        if page >= self.web.spec.pages or int(self.web.host[page]) != request.app[HOST_INDEX]:
             raise web.HTTPNotFound()
         if self.server.latency > 0:
             await asyncio.sleep(self._rng.expovariate(1.0 / self.server.latency))

@@ -75,7 +75,12 @@ class Visitor:
             while True:
                 entry = self.robots.get(host, self.wall_clock())
                 if entry is None:
-                    entry = await self._fetch_robots(url, host)
+                    try:
+                        entry = await self._fetch_robots(url, host)
+                    except FetchError as error:  # a refused address: no request was made
+                        self.politeness.release(host)
+                        held = False
+                        return Visit(candidate, error.outcome, str(url))
                     held = False
                     await self.acquire(host)
                     held = True

@@ -8,8 +8,19 @@ from crawler.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
 
 @pytest.mark.parametrize(
     "address",
-    ["127.0.0.1", "10.1.2.3", "192.168.0.1", "172.16.5.4", "169.254.169.254", "::1",
-     "fe80::1", "fc00::1", "::ffff:127.0.0.1", "0.0.0.0", "100.64.0.1"],
+    [
+        "127.0.0.1",
+        "10.1.2.3",
+        "192.168.0.1",
+        "172.16.5.4",
+        "169.254.169.254",
+        "::1",
+        "fe80::1",
+        "fc00::1",
+        "::ffff:127.0.0.1",
+        "0.0.0.0",
+        "100.64.0.1",
+    ],
 )
 def test_private_loopback_link_local_and_metadata_addresses_are_refused(address: str) -> None:
     assert not NetworkGuard().permits(address)

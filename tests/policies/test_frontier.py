@@ -103,7 +103,9 @@ def test_every_policy_pops_each_candidate_once_in_priority_order(
 
 
 def test_unknown_policy_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match=r"unknown frontier policy 'nope' \(known: best-first, bfs"):
+    with pytest.raises(
+        ValueError, match=r"unknown frontier policy 'nope' \(known: best-first, bfs"
+    ):
         make_frontier_policy("nope")
 
 

@@ -79,7 +79,9 @@ async def test_fetching_again_counts_and_replaces(engine: AsyncEngine) -> None:
 
 async def test_frontier_is_read_back_in_batches(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
-        await storage.add_urls(connection, [NewUrl(f"http://a/{i}", "a", 0, 0.0) for i in range(25)])
+        await storage.add_urls(
+            connection, [NewUrl(f"http://a/{i}", "a", 0, 0.0) for i in range(25)]
+        )
     async with engine.connect() as connection:
         batches = [batch async for batch in storage.iter_queued(connection, batch_size=10)]
     assert [len(b) for b in batches] == [10, 10, 5]

@@ -1,0 +1,167 @@
+"""robots.txt (RFC 9309) and politeness, measured at real loopback servers."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from aiohttp import web
+
+from tests.crawler.helpers import SEEN, Handler, collection, crawl, html, links, serve, site, text
+
+PAGES = [f"/p{i}" for i in range(6)]
+
+
+def chain_site(
+    robots: str | None = "User-agent: *\nAllow: /\n", serve_seconds: float = 0.0, **routes: object
+):
+    def page() -> Handler:
+        if not serve_seconds:
+            return html(links(*PAGES))
+
+        async def slow(_request: web.Request) -> web.Response:
+            await asyncio.sleep(serve_seconds)
+            return web.Response(text=links(*PAGES), content_type="text/html")
+
+        return slow
+
+    pages = {path: page() for path in PAGES}
+    return site({"/": html(links(*PAGES)), **pages, **routes}, robots=robots)  # type: ignore[dict-item]
+
+
+async def test_disallowed_urls_are_never_requested_and_are_recorded(db_url: str) -> None:
+    app = chain_site(
+        robots="User-agent: testbot\nDisallow: /p1\n\nUser-agent: *\nDisallow: /p2\n",
+    )
+    server = await serve(app)
+    try:
+        base = str(server.make_url("/"))
+        await crawl(db_url, [base], user_agent="testbot/2.0 (+http://example.com/bot)")
+    finally:
+        await server.close()
+    pages = await collection(db_url)
+    assert pages[base + "p1"].error == "robots"  # our group applies...
+    assert pages[base + "p2"].error is None  # ...not the catch-all one
+    assert "/p1" not in app[SEEN].paths()
+    assert app[SEEN].paths().count("/robots.txt") == 1  # cached for the host
+
+
+@pytest.mark.parametrize("status", [404, 403, 410])
+async def test_a_4xx_robots_txt_allows_everything(db_url: str, status: int) -> None:
+    app = chain_site(robots=None, **{"/robots.txt": text("no", "text/plain", status=status)})
+    server = await serve(app)
+    try:
+        base = str(server.make_url("/"))
+        await crawl(db_url, [base])
+    finally:
+        await server.close()
+    pages = await collection(db_url)
+    assert all(page.error is None for page in pages.values())
+    assert len(pages) == len(PAGES) + 1
+
+
+async def test_a_5xx_robots_txt_disallows_until_it_recovers(db_url: str) -> None:
+    answers = iter([500, 503])
+
+    async def flaky_robots(_request: web.Request) -> web.Response:
+        status = next(answers, 200)
+        return web.Response(text="User-agent: *\nDisallow: /p3\n", status=status)
+
+    app = chain_site(robots=None, **{"/robots.txt": flaky_robots})
+    server = await serve(app)
+    try:
+        base = str(server.make_url("/"))
+        await crawl(db_url, [base], robots_retry=0.2, duration=10)
+    finally:
+        await server.close()
+    paths = app[SEEN].paths()
+    assert paths[:3] == ["/robots.txt"] * 3  # no page before robots.txt answered
+    pages = await collection(db_url)
+    assert pages[base].error is None
+    assert pages[base + "p3"].error == "robots"
+
+
+async def test_crawl_delay_and_delay_are_kept_between_requests(db_url: str) -> None:
+    app = chain_site(robots="User-agent: *\nCrawl-delay: 0.3\n")
+    server = await serve(app)
+    try:
+        await crawl(db_url, [str(server.make_url("/"))], delay=0.1, concurrency=8)
+    finally:
+        await server.close()
+    gaps = app[SEEN].gaps()
+    assert len(gaps) == len(PAGES)
+    assert min(gaps) >= 0.3  # max(delay, Crawl-delay), from the end of each response
+
+
+async def test_one_request_at_a_time_per_host_with_the_delay_from_the_response_end(
+    db_url: str,
+) -> None:
+    app = chain_site()
+    server = await serve(app)
+    try:
+        await crawl(db_url, [str(server.make_url("/"))], delay=0.15, concurrency=8)
+    finally:
+        await server.close()
+    timeline = app[SEEN].requests
+    gaps = app[SEEN].gaps(skip_robots=False)
+    assert len(timeline) == len(PAGES) + 2
+    assert min(gaps) >= 0.15  # never overlapping, never sooner than the delay
+
+
+async def test_two_hosts_are_crawled_side_by_side(db_url: str) -> None:
+    first, second = chain_site(serve_seconds=0.1), chain_site(serve_seconds=0.1)
+    server_a = await serve(first, host="127.0.0.1")
+    server_b = await serve(second, host="127.0.0.2")
+    try:
+        await crawl(
+            db_url,
+            [str(server_a.make_url("/")), str(server_b.make_url("/"))],
+            delay=0.1,
+            allowed_domains=("127.0.0.1", "127.0.0.2"),
+        )
+    finally:
+        await server_a.close()
+        await server_b.close()
+    a, b = first[SEEN].requests, second[SEEN].requests
+    overlaps = sum(1 for ra in a for rb in b if ra[1] < rb[2] and rb[1] < ra[2])
+    assert overlaps > 0  # hosts do not wait for each other
+
+
+async def test_429_with_retry_after_slows_the_host_and_the_page_is_fetched_later(
+    db_url: str,
+) -> None:
+    answers = iter([429, 429])
+
+    async def limited(_request: web.Request) -> web.Response:
+        status = next(answers, 200)
+        headers = {"Retry-After": "1"} if status == 429 else None
+        return web.Response(text=links(), status=status, content_type="text/html", headers=headers)
+
+    app = site({"/": html(links("/limited")), "/limited": limited})
+    server = await serve(app)
+    try:
+        base = str(server.make_url("/"))
+        await crawl(db_url, [base], max_retries=3)
+    finally:
+        await server.close()
+    hits = [r for r in app[SEEN].requests if r[0] == "/limited"]
+    assert len(hits) == 3
+    assert hits[1][1] - hits[0][2] >= 1.0 and hits[2][1] - hits[1][2] >= 1.0
+    page = (await collection(db_url))[base + "limited"]
+    assert (page.status, page.error, page.fetch_count) == (200, None, 1)
+
+
+async def test_503_storm_without_retry_after_backs_off_then_gives_up(db_url: str) -> None:
+    app = site({"/": html(links("/down")), "/down": html("busy", status=503)})
+    server = await serve(app)
+    try:
+        base = str(server.make_url("/"))
+        await crawl(db_url, [base], delay=0.05, max_retries=2)
+    finally:
+        await server.close()
+    hits = [r for r in app[SEEN].requests if r[0] == "/down"]
+    assert len(hits) == 3  # the first try and two retries
+    gaps = [b[1] - a[2] for a, b in zip(hits, hits[1:], strict=False)]
+    assert gaps[1] > gaps[0] >= 0.1  # the backoff doubles each time
+    page = (await collection(db_url))[base + "down"]
+    assert (page.status, page.error) == (503, "http_error")
