@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ class Seen:
     def gaps(self, *, skip_robots: bool = True) -> list[float]:
         """Idle time between one response's end and the next request's arrival."""
         timeline = [r for r in self.requests if not (skip_robots and r[0] == "/robots.txt")]
-        return [b[1] - a[2] for a, b in zip(timeline, timeline[1:], strict=False)]
+        return [b[1] - a[2] for a, b in itertools.pairwise(timeline)]
 
 
 SEEN = web.AppKey("seen", Seen)

@@ -44,7 +44,8 @@ async def test_pages_links_and_outcomes_are_recorded(db_url: str) -> None:
     assert (pages[base + "a"].status, pages[base + "a"].error) == (200, None)
     assert pages[base + "a"].discovered_from == base
     assert pages[base + "a"].depth == 1
-    assert pages[base + "a"].relevance is not None and pages[base + "a"].relevance > 0.5
+    assert pages[base + "a"].relevance is not None
+    assert pages[base + "a"].relevance > 0.5
     assert pages[base + "a"].title == "solar energy panels"
     assert (pages[base + "missing"].status, pages[base + "missing"].error) == (404, "http_error")
     assert (pages[base + "broken"].status, pages[base + "broken"].error) == (500, "http_error")
@@ -202,7 +203,8 @@ async def test_redirects_are_followed_and_checked_hop_by_hop(db_url: str) -> Non
     )
     assert "/private/x" not in app[SEEN].paths()
     assert outside.app[SEEN].requests == []  # type: ignore[index]
-    assert app[SEEN].paths().count("/chain5") == 1 and "/chain6" not in app[SEEN].paths()
+    assert app[SEEN].paths().count("/chain5") == 1
+    assert "/chain6" not in app[SEEN].paths()
 
 
 async def test_private_addresses_are_refused_unless_allowed(db_url: str) -> None:

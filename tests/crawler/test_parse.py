@@ -24,7 +24,8 @@ def test_title_text_and_links_with_anchor_text() -> None:
     )
     assert page.title == "Solar power"
     assert "Panels on roofs." in page.text
-    assert "hidden" not in page.text and ".x" not in page.text
+    assert "hidden" not in page.text
+    assert ".x" not in page.text
     assert [(link.url, link.anchor) for link in page.links] == [
         ("http://site.example/dir/a.html", "First link"),
         ("http://site.example/b", "Second"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 from aiohttp import web
@@ -146,7 +147,8 @@ async def test_429_with_retry_after_slows_the_host_and_the_page_is_fetched_later
         await server.close()
     hits = [r for r in app[SEEN].requests if r[0] == "/limited"]
     assert len(hits) == 3
-    assert hits[1][1] - hits[0][2] >= 1.0 and hits[2][1] - hits[1][2] >= 1.0
+    assert hits[1][1] - hits[0][2] >= 1.0
+    assert hits[2][1] - hits[1][2] >= 1.0
     page = (await collection(db_url))[base + "limited"]
     assert (page.status, page.error, page.fetch_count) == (200, None, 1)
 
@@ -161,7 +163,7 @@ async def test_503_storm_without_retry_after_backs_off_then_gives_up(db_url: str
         await server.close()
     hits = [r for r in app[SEEN].requests if r[0] == "/down"]
     assert len(hits) == 3  # the first try and two retries
-    gaps = [b[1] - a[2] for a, b in zip(hits, hits[1:], strict=False)]
+    gaps = [b[1] - a[2] for a, b in itertools.pairwise(hits)]
     assert gaps[1] > gaps[0] >= 0.1  # the backoff doubles each time
     page = (await collection(db_url))[base + "down"]
     assert (page.status, page.error) == (503, "http_error")

@@ -49,11 +49,13 @@ def test_pop_skips_hosts_that_are_not_ready_and_keeps_their_place() -> None:
     frontier.push(candidate(1, host="busy", score=0.9))
     frontier.push(candidate(2, host="free", score=0.1))
     found = frontier.pop(lambda host: host != "busy")
-    assert found is not None and found.url_id == 2
+    assert found is not None
+    assert found.url_id == 2
     assert frontier.pop(lambda host: host != "busy") is None
     assert len(frontier) == 1
     found = frontier.pop(always)
-    assert found is not None and found.url_id == 1
+    assert found is not None
+    assert found.url_id == 1
     assert len(frontier) == 0
 
 

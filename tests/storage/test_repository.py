@@ -152,7 +152,7 @@ async def test_a_read_only_database_is_a_clear_error(tmp_path: Path) -> None:
     sqlite3.connect(path).close()
     engine = storage.open_engine(f"sqlite+aiosqlite:///file:{path}?mode=ro&uri=true")
     try:
-        with pytest.raises(storage.StorageError, match="cannot prepare the database.*readonly"):
+        with pytest.raises(storage.StorageError, match=r"cannot prepare the database.*readonly"):
             await storage.create_schema(engine)
     finally:
         await engine.dispose()
