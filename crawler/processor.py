@@ -36,11 +36,13 @@ class Processor:
         scorer: TopicScorer,
         scope: Scope,
         store_text: bool,
+        relevance_threshold: float,
         executor: Executor | None = None,
     ) -> None:
         self.scorer = scorer
         self.scope = scope
         self.store_text = store_text
+        self.relevance_threshold = relevance_threshold
         self.executor = executor
         self._counter = TermCounter(n_features=scorer.n_features)
 
@@ -60,6 +62,8 @@ class Processor:
         if analysis is not None:
             self.scorer.partial_fit_counts(analysis.page_counts)
             relevance = float(self.scorer.score_counts(analysis.page_counts)[0])
+            if relevance >= self.relevance_threshold:
+                self.scorer.add_feedback(analysis.page_counts)
             links = self._new_links(visit, analysis, relevance)
             if not analysis.noindex:
                 title = analysis.title

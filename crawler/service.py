@@ -117,7 +117,12 @@ async def run_crawl(
             politeness=politeness,
             robots=robots,
             visitor=visitor,
-            processor=Processor(scorer=scorer, scope=scope, store_text=config.store_text),
+            processor=Processor(
+                scorer=scorer,
+                scope=scope,
+                store_text=config.store_text,
+                relevance_threshold=config.relevance_threshold,
+            ),
             scorer=scorer,
             metrics=metrics,
             limits=EngineLimits(

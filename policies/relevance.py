@@ -6,6 +6,11 @@ documents and every page the crawl sees (`partial_fit`), so a short topic phrase
 sensible weights without a background corpus. A page's relevance is the cosine
 similarity of its sublinear TF-IDF vector with the topic's, 0..1. A link's estimate
 blends the similarity of its anchor text and URL words with its parent's relevance.
+
+A short topic phrase names few of the words its pages use, so links are scored against
+an expanded topic (Rocchio relevance feedback): the phrase plus the centroid of the
+pages found relevant so far (`add_feedback`). Page relevance stays the cosine with the
+topic as given, so its meaning does not drift during a crawl.
 """
 
 from __future__ import annotations
@@ -18,10 +23,12 @@ from typing import Self
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import HashingVectorizer
-from sklearn.preprocessing import normalize
 
 DEFAULT_N_FEATURES = 2**18
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
+DEFAULT_FEEDBACK_WEIGHT = 1.0  # weight of the relevant pages' centroid beside the topic
+FEEDBACK_REFRESH = 20  # relevant pages between recomputations of the expanded topic
+IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew by this much
 
 _URL_WORDS = re.compile(r"[A-Za-z]{2,}")
 
@@ -64,14 +71,18 @@ class TopicScorer:
         *,
         n_features: int = DEFAULT_N_FEATURES,
         link_text_weight: float = DEFAULT_LINK_TEXT_WEIGHT,
+        feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
     ) -> None:
         self.n_features = n_features
         self.link_text_weight = link_text_weight
+        self.feedback_weight = feedback_weight
 
     def fit(self, topic_texts: Sequence[str]) -> Self:
         """Learn the topic from its texts (a phrase, a description, example pages)."""
         if not 0.0 <= self.link_text_weight <= 1.0:
             raise ValueError(f"link_text_weight must be in [0, 1], got {self.link_text_weight}")
+        if self.feedback_weight < 0.0:
+            raise ValueError(f"feedback_weight must not be negative, got {self.feedback_weight}")
         if not topic_texts or not any(text.strip() for text in topic_texts):
             raise ValueError("the topic is empty: give a text or example pages")
         self.counter_ = TermCounter(n_features=self.n_features)
@@ -80,23 +91,46 @@ class TopicScorer:
             raise ValueError("the topic has no words left after removing stop words")
         self.document_frequency_ = np.zeros(self.n_features, dtype=np.float64)
         self.n_documents_ = 0
+        self.feedback_sum_ = np.zeros(self.n_features, dtype=np.float64)
+        self.n_feedback_ = 0
+        self._idf_documents = 0
         self._invalidate()
         return self.partial_fit_counts(self.counter_.count(list(topic_texts)))
 
     def partial_fit_counts(self, counts: sp.csr_matrix) -> Self:
         """Add documents (as term counts) to the document frequencies."""
         self._check_fitted()
-        present = counts.copy()
-        present.data[:] = 1.0
-        self.document_frequency_ += np.asarray(present.sum(axis=0)).ravel()
+        # each row's indices are distinct: one more document for each term it holds
+        np.add.at(self.document_frequency_, counts.indices, 1.0)
         self.n_documents_ += counts.shape[0]
-        self._invalidate()
+        # the weights change little per page: refresh them as the corpus grows
+        if self.n_documents_ - self._idf_documents >= max(
+            1, self._idf_documents * IDF_REFRESH_GROWTH
+        ):
+            self._invalidate()
+        return self
+
+    def add_feedback(self, counts: sp.csr_matrix) -> Self:
+        """Pages judged relevant: their words widen the topic used to score links."""
+        self._check_fitted()
+        if counts.shape[0] == 0:
+            return self
+        unit = sp.csr_matrix(counts, dtype=np.float64, copy=True)
+        unit.data = np.log1p(unit.data)
+        _normalize_rows(unit)
+        np.add.at(self.feedback_sum_, unit.indices, unit.data)
+        self.n_feedback_ += counts.shape[0]
+        if self._feedback_seen is not None and self.n_feedback_ - self._feedback_seen >= (
+            FEEDBACK_REFRESH
+        ):
+            self._link_vector = None
         return self
 
     def idf(self) -> np.ndarray:
         self._check_fitted()
         if self._idf is None:
             self._idf = np.log((1.0 + self.n_documents_) / (1.0 + self.document_frequency_)) + 1.0
+            self._idf_documents = self.n_documents_
         return self._idf
 
     def score_counts(self, counts: sp.csr_matrix) -> np.ndarray:
@@ -114,16 +148,34 @@ class TopicScorer:
         return self.score_counts(self.counter_.count(texts))
 
     def estimate_links(self, link_counts: sp.csr_matrix, parent_relevance: float) -> np.ndarray:
-        """Estimated relevance of links from the counts of their anchor and URL words."""
-        text_scores = self.score_counts(link_counts)
-        return self.link_text_weight * text_scores + (1.0 - self.link_text_weight) * float(
-            parent_relevance
-        )
+        """Estimated relevance of links from the counts of their anchor and URL words.
+
+        Anchors are compared with the expanded topic (the topic and its relevant pages).
+        """
+        self._check_fitted()
+        if link_counts.shape[0] == 0:
+            return np.zeros(0)
+        if self._link_vector is None:
+            self._link_vector = self._expanded_topic()
+        text_scores = np.asarray(self._weigh(link_counts) @ self._link_vector).ravel()
+        weight = self.link_text_weight
+        return weight * np.clip(text_scores, 0.0, 1.0) + (1.0 - weight) * float(parent_relevance)
+
+    def _expanded_topic(self) -> np.ndarray:
+        topic = self._weigh(self.topic_counts_).toarray().ravel()
+        self._feedback_seen = self.n_feedback_
+        if self.n_feedback_ == 0 or self.feedback_weight == 0.0:
+            return topic
+        index = np.flatnonzero(self.feedback_sum_)
+        centroid = self.feedback_sum_[index] * self.idf()[index]
+        topic[index] += self.feedback_weight * centroid / (np.linalg.norm(centroid) or 1.0)
+        return topic / (np.linalg.norm(topic) or 1.0)
 
     def get_state(self) -> bytes:
         """The learned document frequencies, to save and restore across runs."""
         self._check_fitted()
         nonzero = np.flatnonzero(self.document_frequency_)
+        feedback = np.flatnonzero(self.feedback_sum_)
         buffer = io.BytesIO()
         np.savez_compressed(
             buffer,
@@ -131,6 +183,9 @@ class TopicScorer:
             value=self.document_frequency_[nonzero],
             n_documents=np.array([self.n_documents_]),
             n_features=np.array([self.n_features]),
+            feedback_index=feedback.astype(np.int64),
+            feedback_value=self.feedback_sum_[feedback],
+            n_feedback=np.array([self.n_feedback_]),
         )
         return buffer.getvalue()
 
@@ -142,6 +197,9 @@ class TopicScorer:
             self.document_frequency_[:] = 0.0
             self.document_frequency_[saved["index"]] = saved["value"]
             self.n_documents_ = int(saved["n_documents"][0])
+            self.feedback_sum_[:] = 0.0
+            self.feedback_sum_[saved["feedback_index"]] = saved["feedback_value"]
+            self.n_feedback_ = int(saved["n_feedback"][0])
         self._invalidate()
         return self
 
@@ -149,12 +207,29 @@ class TopicScorer:
         weighted = sp.csr_matrix(counts, dtype=np.float64, copy=True)
         # sublinear term frequency times inverse document frequency
         weighted.data = np.log1p(weighted.data) * self.idf()[weighted.indices]
-        return normalize(weighted, norm="l2", copy=False)
+        return _normalize_rows(weighted)
 
     def _invalidate(self) -> None:
         self._idf: np.ndarray | None = None
         self._topic_vector: np.ndarray | None = None
+        self._link_vector: np.ndarray | None = None
+        self._feedback_seen: int | None = None
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "document_frequency_"):
             raise NotFittedError("TopicScorer is not fitted: call fit(topic_texts) first")
+
+
+def _normalize_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """Scale each row to unit length, in place (sklearn's normalize, without its
+    per-call validation, which costs more than the arithmetic on one page)."""
+    lengths = np.diff(matrix.indptr)
+    filled = lengths > 0
+    norms = np.ones(matrix.shape[0])
+    if matrix.nnz:
+        # starts of the non-empty rows only: reduceat mishandles empty ones
+        squares = np.add.reduceat(matrix.data**2, matrix.indptr[:-1][filled])
+        norms[filled] = np.sqrt(squares)
+        norms[norms == 0.0] = 1.0
+    matrix.data /= np.repeat(norms, lengths)
+    return matrix

@@ -79,3 +79,32 @@ def test_counting_no_texts_gives_an_empty_matrix() -> None:
     counts = scorer.counter_.count([])
     assert counts.shape == (0, 2**10)
     assert scorer.estimate_links(counts, parent_relevance=0.5).shape == (0,)
+
+
+def test_feedback_from_relevant_pages_widens_link_scores_not_page_relevance() -> None:
+    scorer = TopicScorer(link_text_weight=1.0).fit(["solar energy"])
+    anchor = scorer.counter_.count(["rooftop inverter"])
+    before_link = scorer.estimate_links(anchor, 0.0)[0]
+    before_page = scorer.score(["rooftop inverter"])[0]
+    relevant = scorer.counter_.count(
+        [f"solar energy rooftop inverter panel {i}" for i in range(40)]
+    )
+    scorer.partial_fit_counts(relevant)
+    scorer.add_feedback(relevant)
+    assert before_link == 0.0
+    assert scorer.estimate_links(anchor, 0.0)[0] > 0.2
+    assert scorer.score(["rooftop inverter"])[0] == before_page == 0.0
+    off_topic = scorer.counter_.count(["flour butter oven"])
+    assert scorer.estimate_links(off_topic, 0.0)[0] == 0.0
+
+
+def test_feedback_is_part_of_the_saved_state() -> None:
+    scorer = TopicScorer(link_text_weight=1.0).fit(["solar energy"])
+    scorer.add_feedback(scorer.counter_.count(["solar energy rooftop inverter"] * 30))
+    restored = TopicScorer(link_text_weight=1.0).fit(["solar energy"])
+    restored.set_state(scorer.get_state())
+    anchor = scorer.counter_.count(["rooftop inverter"])
+    assert restored.estimate_links(anchor, 0.0)[0] == pytest.approx(
+        scorer.estimate_links(anchor, 0.0)[0]
+    )
+    assert restored.n_feedback_ == 30
