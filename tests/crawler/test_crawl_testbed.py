@@ -1,0 +1,97 @@
+"""Whole crawls of the synthetic web, checked against what it is known to hold."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from prometheus_client import CollectorRegistry
+
+from crawler.testbed import Testbed
+from crawler.testbed_web import BROKEN, WebSpec
+from tests.crawler.helpers import collection, crawl
+
+
+def reachable(bed: Testbed) -> set[int]:
+    seen, queue = {0}, deque([0])
+    while queue:
+        for target in bed.web.links_of(queue.popleft()).tolist():
+            if target not in seen:
+                seen.add(target)
+                queue.append(target)
+    return seen
+
+
+async def test_a_whole_crawl_fetches_every_reachable_page_once(db_url: str) -> None:
+    registry = CollectorRegistry()
+    async with Testbed(WebSpec(pages=400, hosts=3, seed=3)) as bed:
+        summary = await crawl(
+            db_url,
+            bed.seeds,
+            allowed_domains=tuple(bed.hostnames),
+            concurrency=6,
+            registry=registry,
+        )
+        served = list(bed.requests)
+    pages = await collection(db_url)
+    assert summary.stop_reason == "frontier exhausted"
+    assert summary.frontier == 0
+    covered = {p.final_url or p.url for p in pages.values()}
+    missing = [page for page in reachable(bed) if bed.page_url(page) not in covered]
+    assert missing == []
+    assert all(p.fetch_count == 1 for p in pages.values())
+    assert not [r for r in served if r.path.startswith("/private/")]
+    robots_requests = [r for r in served if r.path == "/robots.txt"]
+    assert len(robots_requests) == 3  # once per host
+    broken = [p for p in reachable(bed) if bed.web.kind[p] == BROKEN]
+    assert broken and all(pages[bed.page_url(p)].error == "http_error" for p in broken)
+    loops = [p for url, p in pages.items() if url.endswith("/loop/a")]
+    assert loops and all(p.error == "redirect_loop" for p in loops)
+    privates = [p for url, p in pages.items() if "/private/" in url]
+    assert privates and all(p.error == "robots" for p in privates)
+    redirected = [p for url, p in pages.items() if "/r/" in url]
+    assert redirected and all(p.final_url and "/p/" in p.final_url for p in redirected)
+    ok = sum(1 for p in pages.values() if p.error is None)
+    assert registry.get_sample_value("crawler_fetches_total", {"outcome": "ok"}) == ok
+    assert registry.get_sample_value("crawler_pages_stored_total") == len(pages)
+
+
+async def harvest(db_url: str, policy: str, budget: int) -> int:
+    async with Testbed(WebSpec(pages=20_000, seed=0)) as bed:
+        await crawl(
+            db_url,
+            bed.seeds,
+            allowed_domains=tuple(bed.hostnames),
+            policy=policy,
+            max_pages=budget,
+            concurrency=8,
+        )
+        truth = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(20_000)}
+    pages = await collection(db_url)
+    assert len(pages) == budget
+    return sum(1 for p in pages.values() if truth.get(p.final_url or p.url, 0.0) >= 0.4)
+
+
+async def test_best_first_finds_several_times_more_relevant_pages_than_breadth_first(
+    tmp_path,
+) -> None:
+    budget = 1000
+    breadth = await harvest(f"sqlite+aiosqlite:///{tmp_path / 'bfs.db'}", "bfs", budget)
+    best = await harvest(f"sqlite+aiosqlite:///{tmp_path / 'best.db'}", "best-first", budget)
+    assert best >= 3 * breadth, (best, breadth)
+
+
+async def test_a_second_run_resumes_where_the_first_stopped(db_url: str) -> None:
+    async with Testbed(WebSpec(pages=300, hosts=2, seed=5)) as bed:
+        first = await crawl(db_url, bed.seeds, allowed_domains=tuple(bed.hostnames), max_pages=40)
+        after_first = await collection(db_url)
+        requests_before = len(bed.requests)
+        second = await crawl(db_url, bed.seeds, allowed_domains=tuple(bed.hostnames), max_pages=40)
+        second_paths = [r.path for r in bed.requests[requests_before:]]
+    after_second = await collection(db_url)
+    assert (first.stop_reason, second.stop_reason) == ("max_pages", "max_pages")
+    assert len(after_first) == 40
+    assert len(after_second) == 80
+    assert set(after_first) < set(after_second)
+    assert all(p.fetch_count == 1 for p in after_second.values())
+    assert "/robots.txt" not in second_paths  # robots.txt came from the database
+    assert bed.seeds[0].split("/", 3)[3] not in [p.lstrip("/") for p in second_paths]
