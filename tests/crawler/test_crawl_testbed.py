@@ -43,13 +43,17 @@ async def test_a_whole_crawl_fetches_every_reachable_page_once(db_url: str) -> N
     robots_requests = [r for r in served if r.path == "/robots.txt"]
     assert len(robots_requests) == 3  # once per host
     broken = [p for p in reachable(bed) if bed.web.kind[p] == BROKEN]
-    assert broken and all(pages[bed.page_url(p)].error == "http_error" for p in broken)
+    assert broken
+    assert all(pages[bed.page_url(p)].error == "http_error" for p in broken)
     loops = [p for url, p in pages.items() if url.endswith("/loop/a")]
-    assert loops and all(p.error == "redirect_loop" for p in loops)
+    assert loops
+    assert all(p.error == "redirect_loop" for p in loops)
     privates = [p for url, p in pages.items() if "/private/" in url]
-    assert privates and all(p.error == "robots" for p in privates)
+    assert privates
+    assert all(p.error == "robots" for p in privates)
     redirected = [p for url, p in pages.items() if "/r/" in url]
-    assert redirected and all(p.final_url and "/p/" in p.final_url for p in redirected)
+    assert redirected
+    assert all(p.final_url and "/p/" in p.final_url for p in redirected)
     ok = sum(1 for p in pages.values() if p.error is None)
     assert registry.get_sample_value("crawler_fetches_total", {"outcome": "ok"}) == ok
     assert registry.get_sample_value("crawler_pages_stored_total") == len(pages)
