@@ -14,6 +14,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
+from policies import frontier_policy_names
+
 DEFAULT_DB = "sqlite+aiosqlite:///crawl.db"
 DEFAULT_POLICY = "best-first"
 DEFAULT_CONCURRENCY = 16  # fetches in flight across all hosts
@@ -97,6 +99,12 @@ class CrawlConfig:
         )
         _require(0 <= self.metrics_port <= 65535, "metrics_port", "must be a port (0 disables)")
         _require(bool(self.user_agent.strip()), "user_agent", "must not be empty")
+        known = frontier_policy_names()
+        _require(
+            self.policy in known,
+            "policy",
+            f"must be one of {', '.join(known)} (got {self.policy!r})",
+        )
         for name in ("delay", "duration", "connect_timeout", "total_timeout"):
             value = getattr(self, name)
             _require(value is None or math.isfinite(value), name, "must be finite")

@@ -1,0 +1,245 @@
+"""The `crawler` command: flags and config, export, status, and their errors."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import logging
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from aiohttp import ClientConnectorError, ClientSession
+from prometheus_client import CollectorRegistry
+
+from crawler.cli import build_parser, config_from_args, main
+from crawler.collection import export
+from crawler.config import CrawlConfig
+from crawler.demo import free_port
+from crawler.service import run_crawl
+from crawler.testbed import Testbed
+from crawler.testbed_web import WebSpec
+from tests.crawler.helpers import crawl
+from tests.crawler.test_process import run_args, stored, wait_for_stored
+
+ISO_UTC_MICROSECONDS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$")
+
+
+@pytest.fixture
+async def crawled(db_url: str) -> str:
+    async with Testbed(WebSpec(pages=200, hosts=2, seed=1)) as bed:
+        await crawl(db_url, bed.seeds, allowed_domains=tuple(bed.hostnames), max_pages=60)
+    return db_url
+
+
+def test_flags_override_the_config_file_and_files_add_seeds_and_topic(tmp_path: Path) -> None:
+    config_file = tmp_path / "crawl.toml"
+    config_file.write_text('seeds = ["http://a.example/"]\ntopic = "wind"\ndelay = 5\n')
+    seeds_file = tmp_path / "seeds.txt"
+    seeds_file.write_text("# seeds\nhttp://b.example/\n\nhttp://c.example/\n")
+    topic_file = tmp_path / "topic.html"
+    topic_file.write_text("<html><script>x()</script><body>solar panels</body></html>")
+    args = build_parser().parse_args(
+        [
+            "run",
+            "--config",
+            str(config_file),
+            "--seeds-file",
+            str(seeds_file),
+            "--topic-file",
+            str(topic_file),
+            "--delay",
+            "0.5",
+            "--policy",
+            "bfs",
+        ]
+    )
+    config = config_from_args(args)
+    assert config.seeds == ("http://b.example/", "http://c.example/")
+    assert config.topic.split() == ["solar", "panels"]
+    assert (config.delay, config.policy) == (0.5, "bfs")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "--topic", "x"], "'seeds' give at least one seed"),
+        (
+            ["run", "--seed", "http://a.example/", "--topic", "x", "--concurrency", "0"],
+            "'concurrency' must be greater than 0",
+        ),
+        (["run", "--seed", "ftp://a.example/", "--topic", "x"], "is not a crawlable URL"),
+        (["run", "--seed", "http://127.0.0.1:9/", "--topic", "x"], "--allow-private-networks"),
+        (
+            ["run", "--seed", "http://a.example/", "--topic", "x", "--policy", "dfs"],
+            "'policy' must be one of best-first, bfs",
+        ),
+        (["export", "--db", "sqlite+aiosqlite:///nowhere/crawl.db"], "no crawl database"),
+        (["status", "--db", "nonsense"], "bad database URL"),
+    ],
+)
+def test_bad_input_is_a_clear_error_naming_what_is_wrong(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code != 0
+    assert message in capsys.readouterr().err
+
+
+async def test_export_jsonl_has_every_field_in_the_promised_form(crawled: str) -> None:
+    out = io.StringIO()
+    count = await export(crawled, out)
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert count == len(rows) == 60
+    expected = {
+        "url",
+        "final_url",
+        "host",
+        "status",
+        "content_type",
+        "relevance",
+        "title",
+        "depth",
+        "discovered_from",
+        "fetched_at",
+        "fetch_count",
+        "error",
+    }
+    assert all(expected <= set(row) for row in rows)
+    assert all(ISO_UTC_MICROSECONDS.match(row["fetched_at"]) for row in rows)
+    assert all(row["relevance"] is None or 0.0 <= row["relevance"] <= 1.0 for row in rows)
+    assert rows[0]["depth"] == 0
+    assert rows[0]["discovered_from"] is None
+    assert all(row["discovered_from"] for row in rows[1:])
+
+
+async def test_export_csv_and_min_relevance(crawled: str) -> None:
+    everything, relevant = io.StringIO(), io.StringIO()
+    await export(crawled, everything, fmt="csv")
+    await export(crawled, relevant, fmt="csv", min_relevance=0.1)
+    all_rows = list(csv.DictReader(io.StringIO(everything.getvalue())))
+    relevant_rows = list(csv.DictReader(io.StringIO(relevant.getvalue())))
+    assert len(all_rows) == 60
+    assert 0 < len(relevant_rows) < len(all_rows)
+    assert all(float(row["relevance"]) >= 0.1 for row in relevant_rows)
+
+
+def test_export_to_a_file_and_status_as_json(
+    crawled: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "out.jsonl"
+    assert main(["export", "--db", crawled, "--out", str(target)]) == 0
+    assert len(target.read_text().splitlines()) == 60
+    assert not (tmp_path / "out.jsonl.partial").exists()
+    capsys.readouterr()
+    assert main(["status", "--db", crawled, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pages"] + sum(report["errors"].values()) == 60
+    assert report["frontier"] > 0
+    assert report["hosts"] == 2
+    assert 0 < report["relevant_pages"] < report["pages"]
+    assert main(["status", "--db", crawled]) == 0
+    assert "relevant pages" in capsys.readouterr().out
+
+
+async def test_export_works_while_a_crawl_is_writing(tmp_path: Path) -> None:
+    path = tmp_path / "crawl.db"
+    db_url = f"sqlite+aiosqlite:///{path}"
+    async with Testbed(WebSpec(pages=2000, hosts=3)) as bed:
+        process = await asyncio.create_subprocess_exec(
+            *run_args(bed, db_url, "--max-pages", "800"),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        await wait_for_stored(path, 20, process)
+        counts = []
+        while process.returncode is None and len(counts) < 20:
+            out = io.StringIO()
+            counts.append(await export(db_url, out))
+            await asyncio.sleep(0.05)
+        await asyncio.wait_for(process.wait(), 60)
+    assert process.returncode == 0
+    assert counts == sorted(counts)
+    assert counts[-1] > counts[0]  # the crawl went on while we read
+    assert stored(path) == 800
+
+
+async def test_metrics_and_health_are_served_during_a_crawl(db_url: str) -> None:
+    port = free_port()
+    async with Testbed(WebSpec(pages=800, hosts=2)) as bed:
+        config = CrawlConfig(
+            seeds=tuple(bed.seeds),
+            topic=bed.topic,
+            db=db_url,
+            delay=0.0,
+            max_pages=300,
+            allow_private_networks=True,
+            allowed_domains=tuple(bed.hostnames),
+            metrics_port=port,
+        )
+        crawling = asyncio.create_task(
+            run_crawl(config, registry=CollectorRegistry(), handle_signals=False)
+        )
+        async with ClientSession() as session:
+            while True:
+                assert not crawling.done()
+                try:
+                    async with session.get(f"http://127.0.0.1:{port}/metrics") as response:
+                        text = await response.text()
+                except ClientConnectorError:  # not listening yet
+                    text = ""
+                if 'crawler_fetches_total{outcome="ok"}' in text and (
+                    'outcome="ok"} 0.0' not in text
+                ):
+                    break
+                await asyncio.sleep(0.05)
+            async with session.get(f"http://127.0.0.1:{port}/healthz") as response:
+                assert response.status == 200
+                assert (await response.json())["status"] == "ok"
+        await crawling
+    assert response.headers["Content-Type"].startswith("application/json")
+    for name in (
+        "crawler_fetches_total",
+        "crawler_response_bytes_total",
+        "crawler_pages_stored_total",
+        "crawler_relevant_pages_total",
+        "crawler_fetch_duration_seconds_bucket",
+        "crawler_page_relevance_bucket",
+        "crawler_frontier_size",
+        "crawler_fetches_in_flight",
+        "crawler_hosts_waiting_politeness",
+        "crawler_build_info",
+    ):
+        assert name in text
+    assert "host=" not in text  # no per-host labels
+
+
+async def test_a_daemon_logs_progress_lines(db_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="crawler.service")
+    async with Testbed(
+        WebSpec(pages=300, hosts=2),
+    ) as bed:
+        await crawl(
+            db_url,
+            bed.seeds,
+            allowed_domains=tuple(bed.hostnames),
+            delay=0.02,
+            progress_interval=0.2,
+            max_pages=60,
+        )
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("progress:")]
+    assert lines
+    assert re.search(r"pages \d+ +relevant \d+ +frontier \d+", lines[-1])
+
+
+def test_the_console_script_prints_its_version() -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-m", "crawler", "--version"], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.startswith("crawler 0.1.0")
