@@ -124,9 +124,11 @@ def analyze(
     text = text[:MAX_TEXT_CHARS]
 
     link_list = tuple(links.values())
-    page_counts = counter.count([f"{title or ''} {text}"])
-    link_counts = counter.count([f"{link.anchor} {url_words(link.url)}" for link in link_list])
-    return PageAnalysis(title, text, link_list, noindex, nofollow, page_counts, link_counts)
+    # one call for the page and its links: the vectorizer's overhead is per call
+    counts = counter.count(
+        [f"{title or ''} {text}", *(f"{link.anchor} {url_words(link.url)}" for link in link_list)]
+    )
+    return PageAnalysis(title, text, link_list, noindex, nofollow, counts[:1], counts[1:])
 
 
 def _clean(text: str | None) -> str:

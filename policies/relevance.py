@@ -29,6 +29,7 @@ DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's 
 DEFAULT_FEEDBACK_WEIGHT = 1.0  # weight of the relevant pages' centroid beside the topic
 FEEDBACK_REFRESH = 20  # relevant pages between recomputations of the expanded topic
 IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew by this much
+LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much
 
 _URL_WORDS = re.compile(r"[A-Za-z]{2,}")
 
@@ -107,7 +108,8 @@ class TopicScorer:
         if self.n_documents_ - self._idf_documents >= max(
             1, self._idf_documents * IDF_REFRESH_GROWTH
         ):
-            self._invalidate()
+            self._idf = None
+            self._topic_vector = None
         return self
 
     def add_feedback(self, counts: sp.csr_matrix) -> Self:
@@ -120,10 +122,6 @@ class TopicScorer:
         _normalize_rows(unit)
         np.add.at(self.feedback_sum_, unit.indices, unit.data)
         self.n_feedback_ += counts.shape[0]
-        if self._feedback_seen is not None and self.n_feedback_ - self._feedback_seen >= (
-            FEEDBACK_REFRESH
-        ):
-            self._link_vector = None
         return self
 
     def idf(self) -> np.ndarray:
@@ -155,15 +153,23 @@ class TopicScorer:
         self._check_fitted()
         if link_counts.shape[0] == 0:
             return np.zeros(0)
-        if self._link_vector is None:
+        if self._link_vector_is_stale():
             self._link_vector = self._expanded_topic()
         text_scores = np.asarray(self._weigh(link_counts) @ self._link_vector).ravel()
         weight = self.link_text_weight
         return weight * np.clip(text_scores, 0.0, 1.0) + (1.0 - weight) * float(parent_relevance)
 
+    def _link_vector_is_stale(self) -> bool:
+        if self._link_vector is None:
+            return True
+        feedback, documents = self._link_vector_made_at
+        return self.n_feedback_ - feedback >= FEEDBACK_REFRESH or (
+            self.n_documents_ - documents >= max(1, documents * LINK_REFRESH_GROWTH)
+        )
+
     def _expanded_topic(self) -> np.ndarray:
         topic = self._weigh(self.topic_counts_).toarray().ravel()
-        self._feedback_seen = self.n_feedback_
+        self._link_vector_made_at = (self.n_feedback_, self.n_documents_)
         if self.n_feedback_ == 0 or self.feedback_weight == 0.0:
             return topic
         index = np.flatnonzero(self.feedback_sum_)
@@ -213,7 +219,7 @@ class TopicScorer:
         self._idf: np.ndarray | None = None
         self._topic_vector: np.ndarray | None = None
         self._link_vector: np.ndarray | None = None
-        self._feedback_seen: int | None = None
+        self._link_vector_made_at = (0, 0)  # (n_feedback_, n_documents_) it was made at
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "document_frequency_"):

@@ -98,4 +98,3 @@ async def test_a_second_run_resumes_where_the_first_stopped(db_url: str) -> None
     assert set(after_first) < set(after_second)
     assert all(p.fetch_count == 1 for p in after_second.values())
     assert "/robots.txt" not in second_paths  # robots.txt came from the database
-    assert bed.seeds[0].split("/", 3)[3] not in [p.lstrip("/") for p in second_paths]
