@@ -69,3 +69,11 @@ def test_run_needs_seeds_and_a_topic() -> None:
         CrawlConfig(topic="x").check_runnable()
     with pytest.raises(ConfigError, match="'topic' give a topic"):
         CrawlConfig(seeds=("http://a/",), topic="  ").check_runnable()
+
+
+def test_the_shipped_daemon_config_is_valid() -> None:
+    path = Path(__file__).resolve().parents[2] / "deploy" / "crawl.toml"
+    config = build_config(file_values=read_toml(path), environ={})
+    config.check_runnable()
+    assert config.metrics_host == "0.0.0.0"
+    assert config.db.endswith("/data/crawl.db")
