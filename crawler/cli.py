@@ -37,6 +37,11 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
     "max_body_bytes": {"type": int, "help": "largest body read"},
     "max_redirects": {"type": int, "help": "redirects followed from one URL"},
     "response_queue": {"type": int, "help": "pages waiting to be processed, at most"},
+    "max_retries": {"type": int, "help": "times a 429/503 URL is tried again"},
+    "max_backoff": {"type": float, "help": "longest wait, in seconds, for a failing host"},
+    "robots_ttl": {"type": float, "help": "seconds a robots.txt is trusted"},
+    "robots_retry": {"type": float, "help": "seconds before asking again after a 5xx robots.txt"},
+    "progress_interval": {"type": float, "help": "seconds between progress log lines"},
 }
 
 

@@ -124,13 +124,14 @@ class Engine:
     async def run(self) -> CrawlSummary:
         started = self.clock()
         await self._restore()
-        async with asyncio.TaskGroup() as group:
-            writer = group.create_task(self._writer.run(), name="writer")
-            processor = group.create_task(self._process_loop(), name="processor")
-            checkpoints = group.create_task(self._checkpoint_loop(), name="checkpoints")
-            try:
+        try:
+            async with asyncio.TaskGroup() as group:
+                writer = group.create_task(self._writer.run(), name="writer")
+                processor = group.create_task(self._process_loop(), name="processor")
+                checkpoints = group.create_task(self._checkpoint_loop(), name="checkpoints")
                 self.summary.stop_reason = await self._dispatch_loop(group)
-            finally:
+                # a normal stop: finish what is under way, in pipeline order. On a
+                # failure or a cancellation the group cancels every task instead.
                 await self._drain_visits()
                 await self._responses.put(None)
                 await processor
@@ -138,6 +139,13 @@ class Engine:
                 self._writer.put(self._state_write())
                 self._writer.close()
                 await writer
+        except BaseExceptionGroup as failures:
+            # the database failing is the user's to fix (disk full, read-only): say so
+            # plainly; anything else is a bug in the engine and stops it loudly
+            storage_errors = failures.subgroup(storage.StorageError)
+            if storage_errors is not None:
+                raise storage_errors.exceptions[0] from failures
+            raise
         self.summary.seconds = self.clock() - started
         self.summary.frontier = len(self.frontier)
         return self.summary

@@ -243,3 +243,11 @@ def test_the_console_script_prints_its_version() -> None:
         [sys.executable, "-m", "crawler", "--version"], capture_output=True, text=True, check=True
     )
     assert result.stdout.startswith("crawler 0.1.0")
+
+
+def test_every_setting_can_be_given_as_a_flag() -> None:
+    from crawler.config import setting_names
+
+    run = build_parser()._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
+    destinations = {action.dest for action in run._actions}
+    assert set(setting_names()) <= destinations

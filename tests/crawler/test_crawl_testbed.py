@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from collections import deque
+from pathlib import Path
 
+import pytest
 from prometheus_client import CollectorRegistry
 
-from crawler.testbed import Testbed
+import storage
+from crawler.testbed import ServerSpec, Testbed
 from crawler.testbed_web import BROKEN, WebSpec
 from tests.crawler.helpers import collection, crawl
 
@@ -98,3 +103,40 @@ async def test_a_second_run_resumes_where_the_first_stopped(db_url: str) -> None
     assert set(after_first) < set(after_second)
     assert all(p.fetch_count == 1 for p in after_second.values())
     assert "/robots.txt" not in second_paths  # robots.txt came from the database
+
+
+async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "crawl.db"
+    async with Testbed(WebSpec(pages=400, hosts=2), ServerSpec(latency=0.02)) as bed:
+        crawling = asyncio.create_task(
+            crawl(
+                f"sqlite+aiosqlite:///{path}",
+                bed.seeds,
+                allowed_domains=tuple(bed.hostnames),
+                concurrency=4,
+            )
+        )
+        for _ in range(600):  # at most 30 s
+            if crawling.done() or stored_count(path) >= 10:
+                break
+            await asyncio.sleep(0.05)
+        # another process takes the write lock and keeps it
+        blocker = sqlite3.connect(path, timeout=1)
+        blocker.execute("BEGIN EXCLUSIVE")
+        try:
+            with pytest.raises(storage.StorageError, match="cannot write to the database"):
+                await asyncio.wait_for(crawling, 60)
+        finally:
+            blocker.rollback()
+            blocker.close()
+    assert stored_count(path) >= 10  # what was committed is still there
+
+
+def stored_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path, timeout=5) as connection:
+        try:
+            return connection.execute("SELECT count(*) FROM urls WHERE state = 1").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0

@@ -228,3 +228,16 @@ async def test_private_addresses_are_refused_unless_allowed(db_url: str) -> None
     pages = await collection(db_url)
     assert pages[base + "hop"].error == "private_network"
     assert other.app[SEEN].requests == []  # type: ignore[index]
+
+
+async def test_max_depth_stops_following_links(db_url: str) -> None:
+    chain = {f"/d{i}": html(links(f"/d{i + 1}")) for i in range(6)}
+    server = await serve(site({"/": html(links("/d0")), **chain}))
+    try:
+        base = str(server.make_url("/"))
+        await crawl(db_url, [base], max_depth=3)
+    finally:
+        await server.close()
+    pages = await collection(db_url)
+    assert sorted(p.depth for p in pages.values()) == [0, 1, 2, 3]
+    assert base + "d3" not in pages

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import sqlite3
 import sys
@@ -110,3 +111,34 @@ async def test_sigint_finishes_what_is_in_flight_and_stores_it(tmp_path: Path) -
     stored_urls = {p.final_url or p.url for p in pages.values()}
     fetched_urls = {f"{bed.base_urls[r.host]}{r.path}" for r in served}
     assert fetched_urls <= stored_urls  # every page the server sent was kept
+
+
+async def test_a_terminal_gets_a_live_progress_line(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'crawl.db'}"
+    controller, terminal = pty.openpty()
+    async with Testbed(WebSpec(pages=400, hosts=2), ServerSpec(latency=0.01)) as bed:
+        process = await asyncio.create_subprocess_exec(
+            *run_args(bed, db_url, "--duration", "2.5", "--delay", "0.01"),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=terminal,
+        )
+        os.close(terminal)
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal's other end is closed: all was read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    lines = re.findall(
+        rb"\rpages (\d+)  relevant \d+  frontier \d+  in flight \d+  [\d.]+ pages/s", shown
+    )
+    assert len(lines) >= 2
+    assert int(lines[-1]) > 0
