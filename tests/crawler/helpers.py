@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import sqlite3
 import time
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -16,6 +20,7 @@ import storage
 from crawler.config import CrawlConfig
 from crawler.engine import CrawlSummary
 from crawler.service import run_crawl
+from crawler.testbed import Testbed
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -91,6 +96,16 @@ async def serve(app: web.Application, host: str = "127.0.0.1") -> TestServer:
     return server
 
 
+@asynccontextmanager
+async def serving(app: web.Application, host: str = "127.0.0.1") -> AsyncIterator[str]:
+    """Serve `app` for the block; yields its base URL."""
+    server = await serve(app, host)
+    try:
+        yield str(server.make_url("/"))
+    finally:
+        await server.close()
+
+
 FAST = {
     "delay": 0.0,
     "metrics_port": 0,
@@ -122,3 +137,25 @@ async def collection(db_url: str) -> dict[str, storage.ExportRecord]:
             return {r.url: r async for r in storage.iter_export(connection)}
     finally:
         await engine.dispose()
+
+
+def reachable(bed: Testbed) -> set[int]:
+    """The testbed's pages that links lead to from its seed (page 0)."""
+    seen, queue = {0}, deque([0])
+    while queue:
+        for target in bed.web.links_of(queue.popleft()).tolist():
+            if target not in seen:
+                seen.add(target)
+                queue.append(target)
+    return seen
+
+
+def stored(path: Path) -> int:
+    """URLs recorded so far in a crawl database another process may be writing."""
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path, timeout=5) as connection:
+        try:
+            return connection.execute("SELECT count(*) FROM urls WHERE state = 1").fetchone()[0]
+        except sqlite3.OperationalError:  # the schema is not there yet
+            return 0

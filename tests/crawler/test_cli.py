@@ -22,8 +22,8 @@ from crawler.demo import free_port
 from crawler.service import run_crawl
 from crawler.testbed import Testbed
 from crawler.testbed_web import WebSpec
-from tests.crawler.helpers import crawl
-from tests.crawler.test_process import run_args, stored, wait_for_stored
+from tests.crawler.helpers import crawl, stored
+from tests.crawler.test_process import run_args, wait_for_stored
 
 ISO_UTC_MICROSECONDS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$")
 

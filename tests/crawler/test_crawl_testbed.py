@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections import deque
 from pathlib import Path
 
 import pytest
@@ -13,17 +12,7 @@ from prometheus_client import CollectorRegistry
 import storage
 from crawler.testbed import ServerSpec, Testbed
 from crawler.testbed_web import BROKEN, WebSpec
-from tests.crawler.helpers import collection, crawl
-
-
-def reachable(bed: Testbed) -> set[int]:
-    seen, queue = {0}, deque([0])
-    while queue:
-        for target in bed.web.links_of(queue.popleft()).tolist():
-            if target not in seen:
-                seen.add(target)
-                queue.append(target)
-    return seen
+from tests.crawler.helpers import collection, crawl, reachable, stored
 
 
 async def test_a_whole_crawl_fetches_every_reachable_page_once(db_url: str) -> None:
@@ -117,7 +106,7 @@ async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path:
             )
         )
         for _ in range(600):  # at most 30 s
-            if crawling.done() or stored_count(path) >= 10:
+            if crawling.done() or stored(path) >= 10:
                 break
             await asyncio.sleep(0.05)
         # another process takes the write lock and keeps it
@@ -129,14 +118,4 @@ async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path:
         finally:
             blocker.rollback()
             blocker.close()
-    assert stored_count(path) >= 10  # what was committed is still there
-
-
-def stored_count(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with sqlite3.connect(path, timeout=5) as connection:
-        try:
-            return connection.execute("SELECT count(*) FROM urls WHERE state = 1").fetchone()[0]
-        except sqlite3.OperationalError:
-            return 0
+    assert stored(path) >= 10  # what was committed is still there

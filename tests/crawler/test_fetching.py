@@ -17,6 +17,7 @@ from tests.crawler.helpers import (
     links,
     redirect,
     serve,
+    serving,
     site,
     text,
 )
@@ -32,12 +33,8 @@ async def test_pages_links_and_outcomes_are_recorded(db_url: str) -> None:
             "/doc.pdf": text("%PDF-1.4 <a href='/hidden'>x</a>", "application/pdf"),
         }
     )
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         summary = await crawl(db_url, [base])
-    finally:
-        await server.close()
     pages = await collection(db_url)
     assert summary.stop_reason == "frontier exhausted"
     assert set(pages) == {base, base + "a", base + "missing", base + "broken", base + "doc.pdf"}
@@ -84,12 +81,8 @@ async def test_timeouts_and_oversized_bodies_are_recorded_and_the_crawl_goes_on(
             "/ok": html(links()),
         }
     )
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         await crawl(db_url, [base], total_timeout=0.8, max_body_bytes=100_000, concurrency=4)
-    finally:
-        await server.close()
     pages = await collection(db_url)
     assert pages[base + "slow"].error == "timeout"
     assert pages[base + "trickle"].error == "timeout"
@@ -112,12 +105,8 @@ async def test_gzip_and_charsets_from_header_or_meta(db_url: str) -> None:
         body = '<meta charset="windows-1252"><title>Caf\xe9 solaire</title>'.encode("cp1252")
         return web.Response(body=body, headers={"Content-Type": "text/html"})
 
-    server = await serve(site({"/": gzipped, "/latin": latin, "/meta": meta}))
-    try:
-        base = str(server.make_url("/"))
+    async with serving(site({"/": gzipped, "/latin": latin, "/meta": meta})) as base:
         await crawl(db_url, [base])
-    finally:
-        await server.close()
     pages = await collection(db_url)
     assert pages[base].error is None
     assert pages[base + "latin"].title == "Énergie solaire"
@@ -128,12 +117,8 @@ async def test_binary_bodies_labelled_html_are_bad_content(db_url: str) -> None:
     async def binary(_request: web.Request) -> web.Response:
         return web.Response(body=b"\x89PNG\x00\x00\x00\x0dIHDR" * 100, content_type="text/html")
 
-    server = await serve(site({"/": html(links("/img")), "/img": binary}))
-    try:
-        base = str(server.make_url("/"))
+    async with serving(site({"/": html(links("/img")), "/img": binary})) as base:
         await crawl(db_url, [base])
-    finally:
-        await server.close()
     assert (await collection(db_url))[base + "img"].error == "bad_content"
 
 
@@ -180,12 +165,8 @@ async def test_redirects_are_followed_and_checked_hop_by_hop(db_url: str) -> Non
         },
         robots="User-agent: *\nDisallow: /private/\n",
     )
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         await crawl(db_url, [base], max_redirects=5)
-    finally:
-        await server.close()
         await outside.close()
     pages = await collection(db_url)
     assert (pages[base + "r1"].final_url, pages[base + "r1"].status) == (base + "final", 200)
@@ -210,9 +191,7 @@ async def test_redirects_are_followed_and_checked_hop_by_hop(db_url: str) -> Non
 async def test_private_addresses_are_refused_unless_allowed(db_url: str) -> None:
     other = await serve(site({"/": html(links())}), host="127.0.0.2")
     app = site({"/": html(links("/hop")), "/hop": redirect(str(other.make_url("/")))})
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         with pytest.raises(ConfigError, match="resolves to a private or local address"):
             await crawl(db_url, [base], allow_private_networks=False)
         await crawl(
@@ -222,8 +201,6 @@ async def test_private_addresses_are_refused_unless_allowed(db_url: str) -> None
             allowed_networks=("127.0.0.1/32",),
             allowed_domains=("127.0.0.1", "127.0.0.2"),
         )
-    finally:
-        await server.close()
         await other.close()
     pages = await collection(db_url)
     assert pages[base + "hop"].error == "private_network"
@@ -232,12 +209,8 @@ async def test_private_addresses_are_refused_unless_allowed(db_url: str) -> None
 
 async def test_max_depth_stops_following_links(db_url: str) -> None:
     chain = {f"/d{i}": html(links(f"/d{i + 1}")) for i in range(6)}
-    server = await serve(site({"/": html(links("/d0")), **chain}))
-    try:
-        base = str(server.make_url("/"))
+    async with serving(site({"/": html(links("/d0")), **chain})) as base:
         await crawl(db_url, [base], max_depth=3)
-    finally:
-        await server.close()
     pages = await collection(db_url)
     assert sorted(p.depth for p in pages.values()) == [0, 1, 2, 3]
     assert base + "d3" not in pages

@@ -12,8 +12,7 @@ from pathlib import Path
 
 from crawler.testbed import ServerSpec, Testbed
 from crawler.testbed_web import WebSpec
-from tests.crawler.helpers import collection
-from tests.crawler.test_crawl_testbed import reachable
+from tests.crawler.helpers import collection, reachable, stored
 
 
 def run_args(bed: Testbed, db_url: str, *extra: str) -> list[str]:
@@ -37,16 +36,6 @@ def run_args(bed: Testbed, db_url: str, *extra: str) -> list[str]:
     for host in bed.hostnames:
         args += ["--allowed-domain", host]
     return args + list(extra)
-
-
-def stored(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with sqlite3.connect(path, timeout=5) as connection:
-        try:
-            return connection.execute("SELECT count(*) FROM urls WHERE state = 1").fetchone()[0]
-        except sqlite3.OperationalError:  # the schema is not there yet
-            return 0
 
 
 async def wait_for_stored(path: Path, at_least: int, process: asyncio.subprocess.Process) -> None:

@@ -8,7 +8,18 @@ import itertools
 import pytest
 from aiohttp import web
 
-from tests.crawler.helpers import SEEN, Handler, collection, crawl, html, links, serve, site, text
+from tests.crawler.helpers import (
+    SEEN,
+    Handler,
+    collection,
+    crawl,
+    html,
+    links,
+    serve,
+    serving,
+    site,
+    text,
+)
 
 PAGES = [f"/p{i}" for i in range(6)]
 
@@ -34,12 +45,8 @@ async def test_disallowed_urls_are_never_requested_and_are_recorded(db_url: str)
     app = chain_site(
         robots="User-agent: testbot\nDisallow: /p1\n\nUser-agent: *\nDisallow: /p2\n",
     )
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         await crawl(db_url, [base], user_agent="testbot/2.0 (+http://example.com/bot)")
-    finally:
-        await server.close()
     pages = await collection(db_url)
     assert pages[base + "p1"].error == "robots"  # our group applies...
     assert pages[base + "p2"].error is None  # ...not the catch-all one
@@ -50,12 +57,8 @@ async def test_disallowed_urls_are_never_requested_and_are_recorded(db_url: str)
 @pytest.mark.parametrize("status", [404, 403, 410])
 async def test_a_4xx_robots_txt_allows_everything(db_url: str, status: int) -> None:
     app = chain_site(robots=None, **{"/robots.txt": text("no", "text/plain", status=status)})
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         await crawl(db_url, [base])
-    finally:
-        await server.close()
     pages = await collection(db_url)
     assert all(page.error is None for page in pages.values())
     assert len(pages) == len(PAGES) + 1
@@ -69,12 +72,8 @@ async def test_a_5xx_robots_txt_disallows_until_it_recovers(db_url: str) -> None
         return web.Response(text="User-agent: *\nDisallow: /p3\n", status=status)
 
     app = chain_site(robots=None, **{"/robots.txt": flaky_robots})
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         await crawl(db_url, [base], robots_retry=0.2, duration=10)
-    finally:
-        await server.close()
     paths = app[SEEN].paths()
     assert paths[:3] == ["/robots.txt"] * 3  # no page before robots.txt answered
     pages = await collection(db_url)
@@ -139,12 +138,8 @@ async def test_429_with_retry_after_slows_the_host_and_the_page_is_fetched_later
         return web.Response(text=links(), status=status, content_type="text/html", headers=headers)
 
     app = site({"/": html(links("/limited")), "/limited": limited})
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         await crawl(db_url, [base], max_retries=3)
-    finally:
-        await server.close()
     hits = [r for r in app[SEEN].requests if r[0] == "/limited"]
     assert len(hits) == 3
     assert hits[1][1] - hits[0][2] >= 1.0
@@ -155,12 +150,8 @@ async def test_429_with_retry_after_slows_the_host_and_the_page_is_fetched_later
 
 async def test_503_storm_without_retry_after_backs_off_then_gives_up(db_url: str) -> None:
     app = site({"/": html(links("/down")), "/down": html("busy", status=503)})
-    server = await serve(app)
-    try:
-        base = str(server.make_url("/"))
+    async with serving(app) as base:
         await crawl(db_url, [base], delay=0.05, max_retries=2)
-    finally:
-        await server.close()
     hits = [r for r in app[SEEN].requests if r[0] == "/down"]
     assert len(hits) == 3  # the first try and two retries
     gaps = [b[1] - a[2] for a, b in itertools.pairwise(hits)]
