@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from prometheus_client import CollectorRegistry
+from sqlalchemy.ext.asyncio import AsyncEngine
 from yarl import URL
 
 import storage
@@ -54,7 +55,7 @@ async def check_seeds_reachable(seeds: list[URL], guard: NetworkGuard) -> None:
             answers = await loop.getaddrinfo(host, seed.port, type=socket.SOCK_STREAM)
         except OSError as error:
             raise ConfigError(f"setting 'seeds': cannot resolve {host!r}: {error}") from None
-        addresses = {answer[4][0] for answer in answers}
+        addresses = {str(answer[4][0]) for answer in answers}
         if not any(guard.permits(address) for address in addresses):
             raise ConfigError(
                 f"setting 'seeds': {seed} resolves to a private or local address "
@@ -164,7 +165,7 @@ async def run_crawl(
         await _close_quietly("database", db.dispose())
 
 
-async def _record_start(db: storage.AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> None:
+async def _record_start(db: AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> None:
     async with db.begin() as connection:
         meta = await storage.get_meta(connection)
         if meta.get("topic") not in (None, config.topic):

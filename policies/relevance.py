@@ -67,6 +67,11 @@ def url_words(url: str) -> str:
 class TopicScorer:
     """Cosine similarity of texts to a topic under an online TF-IDF model."""
 
+    # caches derived from the learned state, recomputed when it has moved enough
+    _idf: np.ndarray | None
+    _topic_vector: np.ndarray | None
+    _link_vector: np.ndarray | None
+
     def __init__(
         self,
         *,
@@ -127,8 +132,9 @@ class TopicScorer:
     def idf(self) -> np.ndarray:
         self._check_fitted()
         if self._idf is None:
-            self._idf = np.log((1.0 + self.n_documents_) / (1.0 + self.document_frequency_)) + 1.0
-            self._idf_documents = self.n_documents_
+            idf = np.log((1.0 + self.n_documents_) / (1.0 + self.document_frequency_)) + 1.0
+            self._idf, self._idf_documents = idf, self.n_documents_
+            return idf
         return self._idf
 
     def score_counts(self, counts: sp.csr_matrix) -> np.ndarray:
@@ -216,9 +222,9 @@ class TopicScorer:
         return _normalize_rows(weighted)
 
     def _invalidate(self) -> None:
-        self._idf: np.ndarray | None = None
-        self._topic_vector: np.ndarray | None = None
-        self._link_vector: np.ndarray | None = None
+        self._idf = None
+        self._topic_vector = None
+        self._link_vector = None
         self._link_vector_made_at = (0, 0)  # (n_feedback_, n_documents_) it was made at
 
     def _check_fitted(self) -> None:

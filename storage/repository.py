@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -229,18 +230,11 @@ async def iter_export(
         query = query.where(UrlRow.relevance >= min_relevance)
     result = await connection.stream(query.execution_options(yield_per=1000))
     async for row in result:
-        record = ExportRecord(*row)
+        record = ExportRecord(**row._mapping)
         if record.fetched_at is not None and record.fetched_at.tzinfo is None:
             # SQLite keeps no offset; everything is written in UTC
-            record = _with_utc(record)
+            record = dataclasses.replace(record, fetched_at=record.fetched_at.replace(tzinfo=UTC))
         yield record
-
-
-def _with_utc(record: ExportRecord) -> ExportRecord:
-    assert record.fetched_at is not None
-    fields = {name: getattr(record, name) for name in ExportRecord.__slots__}
-    fields["fetched_at"] = record.fetched_at.replace(tzinfo=UTC)
-    return ExportRecord(**fields)
 
 
 async def crawl_status(connection: AsyncConnection, *, relevance_threshold: float) -> CrawlStatus:
@@ -265,7 +259,7 @@ async def crawl_status(connection: AsyncConnection, *, relevance_threshold: floa
         relevance_threshold=relevance_threshold,
         frontier=frontier or 0,
         hosts=hosts or 0,
-        errors={kind: count for kind, count in errors.all()},
+        errors={str(kind): count for kind, count in errors.all()},
     )
 
 
