@@ -110,7 +110,7 @@ async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path:
                 break
             await asyncio.sleep(0.05)
         # another process takes the write lock and keeps it
-        blocker = sqlite3.connect(path, timeout=1)
+        blocker = sqlite3.connect(path, timeout=30)
         blocker.execute("BEGIN EXCLUSIVE")
         try:
             with pytest.raises(storage.StorageError, match="cannot write to the database"):
