@@ -96,13 +96,14 @@ async def test_a_second_run_resumes_where_the_first_stopped(db_url: str) -> None
 
 async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "crawl.db"
-    async with Testbed(WebSpec(pages=400, hosts=2), ServerSpec(latency=0.02)) as bed:
+    # slow pages, so that the writer is mostly idle and the lock can be taken
+    async with Testbed(WebSpec(pages=400, hosts=2), ServerSpec(latency=0.1)) as bed:
         crawling = asyncio.create_task(
             crawl(
                 f"sqlite+aiosqlite:///{path}",
                 bed.seeds,
                 allowed_domains=tuple(bed.hostnames),
-                concurrency=4,
+                concurrency=2,
             )
         )
         for _ in range(600):  # at most 30 s
@@ -110,8 +111,14 @@ async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path:
                 break
             await asyncio.sleep(0.05)
         # another process takes the write lock and keeps it
-        blocker = sqlite3.connect(path, timeout=30)
-        blocker.execute("BEGIN EXCLUSIVE")
+        blocker = sqlite3.connect(path, timeout=0.05)
+        for _ in range(200):
+            try:
+                blocker.execute("BEGIN EXCLUSIVE")
+                break
+            except sqlite3.OperationalError:  # the crawler is writing: try again
+                await asyncio.sleep(0.01)
+        assert blocker.in_transaction
         try:
             with pytest.raises(storage.StorageError, match="cannot write to the database"):
                 await asyncio.wait_for(crawling, 60)
