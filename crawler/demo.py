@@ -18,6 +18,8 @@ from crawler.testbed import Testbed
 from crawler.testbed_web import WebSpec
 
 TOP_PAGES = 5
+DEMO_PAGES = 20_000
+TRULY_RELEVANT = 0.4  # the testbed's own relevance at which a page is on the topic
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -30,11 +32,8 @@ async def run_demo(*, duration: float, db: str | None) -> int:
     with tempfile.TemporaryDirectory(prefix="crawler-demo-") as scratch:
         db = db or f"sqlite+aiosqlite:///{Path(scratch) / 'demo.db'}"
         port = free_port()
-        async with Testbed(WebSpec(pages=3000)) as bed:
-            print(
-                f"testbed: {bed.web.spec.pages} pages on {len(bed.base_urls)} hosts; "
-                f"topic {bed.topic!r}"
-            )
+        async with Testbed(WebSpec(pages=DEMO_PAGES)) as bed:
+            print(f"testbed: {DEMO_PAGES} pages on {len(bed.base_urls)} hosts; topic {bed.topic!r}")
             print(f"metrics: http://127.0.0.1:{port}/metrics (while the demo runs)")
             config = CrawlConfig(
                 seeds=tuple(bed.seeds),
@@ -60,13 +59,23 @@ async def run_demo(*, duration: float, db: str | None) -> int:
                 f"collection: {report.pages} pages, {report.relevant_pages} relevant, "
                 f"{report.frontier} URLs still in the frontier"
             )
+            truly = {
+                bed.page_url(p) for p in range(DEMO_PAGES) if bed.web.relevance[p] >= TRULY_RELEVANT
+            }
+            pages = await _scored_pages(db)
+            found = {url for url, _, _ in pages if url in truly}
+            print(
+                f"ground truth: {len(found)} of the testbed's {len(truly)} pages on the topic "
+                f"found, after visiting {summary.fetched / DEMO_PAGES:.0%} of its pages"
+            )
             print("most relevant pages:")
-            for url, relevance, title in await _top_pages(db):
+            for url, relevance, title in pages[:TOP_PAGES]:
                 print(f"  {relevance:.2f}  {url}  {title or ''}")
     return 0
 
 
-async def _top_pages(db: str) -> list[tuple[str, float, str | None]]:
+async def _scored_pages(db: str) -> list[tuple[str, float, str | None]]:
+    """(url after redirects, relevance, title) of every scored page, most relevant first."""
     engine = storage.open_engine(db)
     try:
         async with engine.connect() as connection:
@@ -74,7 +83,7 @@ async def _top_pages(db: str) -> list[tuple[str, float, str | None]]:
     finally:
         await engine.dispose()
     records.sort(key=lambda r: r.relevance or 0.0, reverse=True)
-    return [(r.url, r.relevance or 0.0, r.title) for r in records[:TOP_PAGES]]
+    return [(r.final_url or r.url, r.relevance or 0.0, r.title) for r in records]
 
 
 if __name__ == "__main__":
