@@ -67,6 +67,3 @@ class RobotsCache:
             return 0.0
         delay = entry.rules.crawl_delay(self.user_agent)
         return float(delay) if delay is not None else 0.0
-
-    def retry_at(self, entry: RobotsEntry) -> float:
-        return entry.fetched_at + self.retry

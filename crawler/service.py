@@ -7,7 +7,6 @@ import contextlib
 import logging
 import signal
 import socket
-import sys
 import time
 from collections.abc import Iterable
 from typing import TextIO
@@ -235,7 +234,3 @@ async def _report_progress(engine: Engine, stream: TextIO | None, interval: floa
             stream.flush()
         else:
             log.info("progress: %s", line)
-
-
-def default_progress_stream() -> TextIO:
-    return sys.stderr

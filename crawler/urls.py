@@ -59,11 +59,6 @@ def host_key(url: URL) -> str:
     return host
 
 
-def origin(url: URL) -> URL:
-    """scheme://host[:port], where robots.txt lives."""
-    return url.origin()
-
-
 @dataclass(frozen=True, slots=True)
 class Scope:
     """Which URLs the crawl may visit: hosts (and their subdomains), and a maximum depth.
