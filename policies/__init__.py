@@ -1,6 +1,8 @@
 """The crawler's models: pure, synchronous, no I/O. They are given the clock and events."""
 
+from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
 from policies.frontier import BestFirst, BreadthFirst, Candidate, PriorityFrontier
+from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
 from policies.registry import (
     frontier_policy_names,
     make_frontier_policy,
@@ -13,11 +15,18 @@ __all__ = [
     "BreadthFirst",
     "Candidate",
     "NotFittedError",
+    "PoolModel",
+    "PoolPolicy",
     "PriorityFrontier",
+    "StaticPool",
     "TermCounter",
     "TopicScorer",
     "frontier_policy_names",
     "make_frontier_policy",
+    "optimal_fetchers",
+    "optimal_traffic",
     "register_frontier_policy",
+    "relative_value_iteration",
+    "solve_exactly",
     "url_words",
 ]

@@ -1,0 +1,249 @@
+"""The dynamic fetcher pool: a Markov decision process over (queue, active fetchers, event).
+
+Talim, Liu, Nain & Coffman, Section 3. At every arrival (a fetcher delivers a page and
+goes idle) and every departure (the processor finishes a page) the controller may
+activate one more fetcher or not. Uniformised at rate nu = lambda N + mu, the states are
+(q, r, s): q pages queued, r fetchers active, s the event (0 departure, 1 arrival,
+2 fictitious). The action first moves (q, r) to a post-decision pair: after a departure
+(q - 1, min(r + a, N)), after an arrival (min(q + 1, K), r - 1 + a), after a fictitious
+event unchanged; the next event is drawn with that pair's rates. Cost per step:
+gamma 1(q = 0) + nu 1(q = K, s = 1), so the average cost is gamma P(idle) + loss rate.
+Eq. (19)-(20) as printed use the pre-action r, flip a sign and write min{q+1, N} for
+min{q+1, K}; this is the reading that reproduces the paper's Table 1.
+
+Solved by relative value iteration (Proposition 4), and exactly by a linear program
+over state-action frequencies, which checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+from scipy.sparse.linalg import spsolve
+
+from policies.mm1k import check_queue
+
+DEPARTURE, ARRIVAL, FICTITIOUS = 0, 1, 2
+KEEP, ACTIVATE = 0, 1
+DEFAULT_TAU = 0.99999  # the aperiodicity weight of Proposition 4
+DEFAULT_TOLERANCE = 1e-5  # stop when no value moves by more than this, relatively
+DEFAULT_MAX_ITERATIONS = 1_000_000
+
+
+@dataclass(frozen=True)
+class PoolModel:
+    """The MDP's states, feasible actions, costs and transitions, as arrays."""
+
+    arrival_rate: float  # lambda, per active fetcher
+    service_rate: float  # mu
+    buffer: int  # K
+    fetchers: int  # N, the most that may be active
+    gamma: float
+
+    def __post_init__(self) -> None:
+        check_queue(
+            arrival_rate=self.arrival_rate,
+            service_rate=self.service_rate,
+            buffer=self.buffer,
+            gamma=self.gamma,
+        )
+        if self.fetchers < 1:
+            raise ValueError(f"at least one fetcher must be available, got {self.fetchers}")
+        k, n = self.buffer, self.fetchers
+        q, r, s = np.meshgrid(np.arange(k + 1), np.arange(n + 1), np.arange(3), indexing="ij")
+        q, r, s = q.ravel(), r.ravel(), s.ravel()
+        feasible = ~(
+            ((s == DEPARTURE) & (q == 0))
+            | ((s == ARRIVAL) & (r == 0))
+            | ((s == FICTITIOUS) & (q == 0) & (r == 0))
+        )
+        allowed = np.ones((q.size, 2), dtype=bool)
+        allowed[s == FICTITIOUS, ACTIVATE] = False
+        allowed[(q == 1) & (r == 0) & (s == DEPARTURE), KEEP] = False  # never strand the pool
+        allowed &= feasible[:, None]
+        nu = self.arrival_rate * n + self.service_rate
+        # post-decision pairs for each action
+        post_q = np.empty((q.size, 2), dtype=np.int64)
+        post_r = np.empty((q.size, 2), dtype=np.int64)
+        for action in (KEEP, ACTIVATE):
+            post_q[:, action] = np.select(
+                [s == DEPARTURE, s == ARRIVAL], [q - 1, np.minimum(q + 1, k)], q
+            )
+            post_r[:, action] = np.select(
+                [s == DEPARTURE, s == ARRIVAL],
+                [np.minimum(r + action, n), r - 1 + action],
+                r,
+            )
+        post_q = np.clip(post_q, 0, k)  # only infeasible states leave the range
+        post_r = np.clip(post_r, 0, n)
+        p_departure = self.service_rate * (post_q > 0) / nu
+        p_arrival = self.arrival_rate * post_r / nu
+        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "r", r)
+        object.__setattr__(self, "s", s)
+        object.__setattr__(self, "feasible", feasible)
+        object.__setattr__(self, "allowed", allowed)
+        object.__setattr__(self, "nu", nu)
+        object.__setattr__(self, "cost", self.gamma * (q == 0) + nu * ((q == k) & (s == ARRIVAL)))
+        base = (post_q * (n + 1) + post_r) * 3
+        # next[x, a, e]: the state after action a in x and then event e, with its probability
+        object.__setattr__(self, "next", base[:, :, None] + np.arange(3))
+        object.__setattr__(
+            self,
+            "probability",
+            np.stack([p_departure, p_arrival, 1.0 - p_departure - p_arrival], axis=-1),
+        )
+
+    def index(self, q: int, r: int, s: int) -> int:
+        return (q * (self.fetchers + 1) + r) * 3 + s
+
+    def action_values(self, h: np.ndarray) -> np.ndarray:
+        """sum over x' of p(x' | x, a) h(x'), for every state and action; inf if not allowed."""
+        values = np.column_stack([self._by_action[a] @ h for a in (KEEP, ACTIVATE)])
+        return np.where(self.allowed, values, np.inf)
+
+    def transition_matrix(self, policy: np.ndarray) -> sp.csr_matrix:
+        rows = np.repeat(np.arange(self.q.size), 3)
+        chosen = np.arange(self.q.size)
+        columns = self.next[chosen, policy].ravel()
+        weights = self.probability[chosen, policy].ravel()
+        return sp.csr_matrix((weights, (rows, columns)), shape=(self.q.size,) * 2)
+
+    @property
+    def _by_action(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """The transition matrix of always KEEP and of always ACTIVATE (made once)."""
+        cached = self.__dict__.get("_matrices")
+        if cached is None:
+            every = np.arange(self.q.size)
+            cached = tuple(
+                self.transition_matrix(np.full(every.size, action)) for action in (KEEP, ACTIVATE)
+            )
+            object.__setattr__(self, "_matrices", cached)
+        return cached
+
+
+@dataclass(frozen=True)
+class PoolPolicy:
+    """A solved pool: what to do in each state, and what it costs."""
+
+    model: PoolModel
+    actions: np.ndarray  # ACTIVATE or KEEP per state index (KEEP where infeasible)
+    average_cost: float
+    iterations: int
+    stationary: np.ndarray  # long-run fraction of decision epochs in each state
+
+    def activate(self, queue: int, active: int, event: int) -> bool:
+        """Whether to activate one more fetcher at this event (queue, active: before it)."""
+        queue = min(max(queue, 0), self.model.buffer)
+        active = min(max(active, 0), self.model.fetchers)
+        return bool(self.actions[self.model.index(queue, active, event)] == ACTIVATE)
+
+    @property
+    def min_active(self) -> int:
+        """The fewest fetchers active, over the states the policy keeps visiting."""
+        return int(self.model.r[self.stationary > 1e-12].min())
+
+    @property
+    def mean_active(self) -> float:
+        return float(self.stationary @ self.model.r)
+
+
+def greedy_actions(model: PoolModel, h: np.ndarray) -> np.ndarray:
+    """The action minimising the expected next value; KEEP on ties (less traffic)."""
+    values = model.action_values(h)
+    keep, activate = values[:, KEEP], values[:, ACTIVATE]
+    keep_finite = np.where(np.isfinite(keep), keep, 0.0)
+    tolerance = 1e-12 * np.maximum(1.0, np.abs(keep_finite))
+    better = np.isfinite(activate) & (~np.isfinite(keep) | (activate < keep_finite - tolerance))
+    return np.where(better, ACTIVATE, KEEP)
+
+
+def relative_value_iteration(
+    model: PoolModel,
+    *,
+    reference: tuple[int, int, int] = (1, 1, 1),
+    tau: float = DEFAULT_TAU,
+    tolerance: float = DEFAULT_TOLERANCE,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+) -> PoolPolicy:
+    """Proposition 4: h <- (1 - tau) h + tau (T h - T h(x_ref)) until it settles."""
+    reference_index = model.index(*reference)
+    if not model.feasible[reference_index]:
+        raise ValueError(f"the reference state {reference} is not a state of the model")
+    keep_matrix, activate_matrix = model._by_action
+    # inf where an action is not allowed; infeasible states are pinned at 0
+    keep_mask = np.where(model.allowed[:, KEEP], 0.0, np.inf)
+    activate_mask = np.where(model.allowed[:, ACTIVATE], 0.0, np.inf)
+    infeasible = ~model.feasible
+    h = np.zeros(model.q.size)
+    for iteration in range(1, max_iterations + 1):
+        best = np.minimum(keep_matrix @ h + keep_mask, activate_matrix @ h + activate_mask)
+        backed_up = model.cost + best
+        backed_up[infeasible] = 0.0
+        updated = (1.0 - tau) * h + tau * (backed_up - backed_up[reference_index])
+        updated[infeasible] = 0.0
+        # the paper's rule, max |h' - h| / |h| < tolerance, over the states where h != 0
+        settled = iteration > 1 and bool(np.all(np.abs(updated - h) <= tolerance * np.abs(h)))
+        h = updated
+        if settled:
+            break
+    else:
+        raise RuntimeError(f"relative value iteration did not settle in {max_iterations} steps")
+    actions = greedy_actions(model, h)
+    average_cost = float(
+        model.cost[reference_index] + model.action_values(h)[reference_index].min()
+    )
+    stationary = stationary_distribution(model, actions, start=reference_index)
+    return PoolPolicy(model, actions, average_cost, iteration, stationary)
+
+
+def stationary_distribution(model: PoolModel, actions: np.ndarray, *, start: int) -> np.ndarray:
+    """The long-run distribution of the chain the policy makes, from `start`."""
+    matrix = model.transition_matrix(actions)
+    reached = np.zeros(model.q.size, dtype=bool)
+    reached[start] = True
+    frontier = np.array([start])
+    while frontier.size:
+        successors = np.unique(matrix[frontier].indices)
+        frontier = successors[~reached[successors]]
+        reached[frontier] = True
+    states = np.flatnonzero(reached)
+    sub = matrix[states][:, states]
+    # solve pi (P - I) = 0 with sum(pi) = 1, replacing one balance equation by the sum
+    system = (sub.T - sp.identity(states.size)).tolil()
+    system[0, :] = 1.0
+    right = np.zeros(states.size)
+    right[0] = 1.0
+    solution = np.clip(spsolve(system.tocsr(), right), 0.0, None)
+    distribution = np.zeros(model.q.size)
+    distribution[states] = solution / solution.sum()
+    return distribution
+
+
+def solve_exactly(model: PoolModel) -> float:
+    """The optimal average cost by linear programming over state-action frequencies
+    (the MDP is communicating, so one constant gain is optimal from every state)."""
+    states, actions = np.nonzero(model.allowed)
+    count = states.size
+    rows = model.next[states, actions].ravel()
+    columns = np.repeat(np.arange(count), 3)
+    inflow = sp.csr_matrix(
+        (model.probability[states, actions].ravel(), (rows, columns)),
+        shape=(model.q.size, count),
+    )
+    outflow = sp.csr_matrix(
+        (np.ones(count), (states, np.arange(count))), shape=(model.q.size, count)
+    )
+    balance = (outflow - inflow)[np.flatnonzero(model.feasible)]
+    equalities = sp.vstack([balance, sp.csr_matrix(np.ones((1, count)))]).tocsr()
+    right = np.zeros(equalities.shape[0])
+    right[-1] = 1.0
+    result = linprog(
+        model.cost[states], A_eq=equalities, b_eq=right, bounds=(0, None), method="highs"
+    )
+    if not result.success:
+        raise RuntimeError(f"the linear program failed: {result.message}")
+    return float(result.fun)
