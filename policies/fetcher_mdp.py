@@ -17,6 +17,7 @@ over state-action frequencies, which checks it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,29 +34,33 @@ DEFAULT_TOLERANCE = 1e-5  # stop when no value moves by more than this, relative
 DEFAULT_MAX_ITERATIONS = 1_000_000
 
 
-@dataclass(frozen=True)
 class PoolModel:
     """The MDP's states, feasible actions, costs and transitions, as arrays."""
 
-    arrival_rate: float  # lambda, per active fetcher
-    service_rate: float  # mu
-    buffer: int  # K
-    fetchers: int  # N, the most that may be active
-    gamma: float
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        arrival_rate: float,
+        service_rate: float,
+        buffer: int,
+        fetchers: int,
+        gamma: float,
+    ) -> None:
         check_queue(
-            arrival_rate=self.arrival_rate,
-            service_rate=self.service_rate,
-            buffer=self.buffer,
-            gamma=self.gamma,
+            arrival_rate=arrival_rate, service_rate=service_rate, buffer=buffer, gamma=gamma
         )
-        if self.fetchers < 1:
-            raise ValueError(f"at least one fetcher must be available, got {self.fetchers}")
-        k, n = self.buffer, self.fetchers
-        q, r, s = np.meshgrid(np.arange(k + 1), np.arange(n + 1), np.arange(3), indexing="ij")
-        q, r, s = q.ravel(), r.ravel(), s.ravel()
-        feasible = ~(
+        if fetchers < 1:
+            raise ValueError(f"at least one fetcher must be available, got {fetchers}")
+        self.arrival_rate = arrival_rate  # lambda, per active fetcher
+        self.service_rate = service_rate  # mu
+        self.buffer = buffer  # K
+        self.fetchers = fetchers  # N, the most that may be active
+        self.gamma = gamma
+        k, n = buffer, fetchers
+        grid = np.meshgrid(np.arange(k + 1), np.arange(n + 1), np.arange(3), indexing="ij")
+        q, r, s = (axis.ravel() for axis in grid)
+        self.q, self.r, self.s = q, r, s
+        self.feasible = ~(
             ((s == DEPARTURE) & (q == 0))
             | ((s == ARRIVAL) & (r == 0))
             | ((s == FICTITIOUS) & (q == 0) & (r == 0))
@@ -63,9 +68,10 @@ class PoolModel:
         allowed = np.ones((q.size, 2), dtype=bool)
         allowed[s == FICTITIOUS, ACTIVATE] = False
         allowed[(q == 1) & (r == 0) & (s == DEPARTURE), KEEP] = False  # never strand the pool
-        allowed &= feasible[:, None]
-        nu = self.arrival_rate * n + self.service_rate
-        # post-decision pairs for each action
+        self.allowed = allowed & self.feasible[:, None]
+        self.nu = arrival_rate * n + service_rate
+        self.cost = gamma * (q == 0) + self.nu * ((q == k) & (s == ARRIVAL))
+        # the post-decision pair of each state and action
         post_q = np.empty((q.size, 2), dtype=np.int64)
         post_r = np.empty((q.size, 2), dtype=np.int64)
         for action in (KEEP, ACTIVATE):
@@ -73,28 +79,16 @@ class PoolModel:
                 [s == DEPARTURE, s == ARRIVAL], [q - 1, np.minimum(q + 1, k)], q
             )
             post_r[:, action] = np.select(
-                [s == DEPARTURE, s == ARRIVAL],
-                [np.minimum(r + action, n), r - 1 + action],
-                r,
+                [s == DEPARTURE, s == ARRIVAL], [np.minimum(r + action, n), r - 1 + action], r
             )
         post_q = np.clip(post_q, 0, k)  # only infeasible states leave the range
         post_r = np.clip(post_r, 0, n)
-        p_departure = self.service_rate * (post_q > 0) / nu
-        p_arrival = self.arrival_rate * post_r / nu
-        object.__setattr__(self, "q", q)
-        object.__setattr__(self, "r", r)
-        object.__setattr__(self, "s", s)
-        object.__setattr__(self, "feasible", feasible)
-        object.__setattr__(self, "allowed", allowed)
-        object.__setattr__(self, "nu", nu)
-        object.__setattr__(self, "cost", self.gamma * (q == 0) + nu * ((q == k) & (s == ARRIVAL)))
-        base = (post_q * (n + 1) + post_r) * 3
-        # next[x, a, e]: the state after action a in x and then event e, with its probability
-        object.__setattr__(self, "next", base[:, :, None] + np.arange(3))
-        object.__setattr__(
-            self,
-            "probability",
-            np.stack([p_departure, p_arrival, 1.0 - p_departure - p_arrival], axis=-1),
+        p_departure = service_rate * (post_q > 0) / self.nu
+        p_arrival = arrival_rate * post_r / self.nu
+        # next[x, a, e]: the state after action a in x and then event e; probability alike
+        self.next = ((post_q * (n + 1) + post_r) * 3)[:, :, None] + np.arange(3)
+        self.probability = np.stack(
+            [p_departure, p_arrival, 1.0 - p_departure - p_arrival], axis=-1
         )
 
     def index(self, q: int, r: int, s: int) -> int:
@@ -102,7 +96,7 @@ class PoolModel:
 
     def action_values(self, h: np.ndarray) -> np.ndarray:
         """sum over x' of p(x' | x, a) h(x'), for every state and action; inf if not allowed."""
-        values = np.column_stack([self._by_action[a] @ h for a in (KEEP, ACTIVATE)])
+        values = np.column_stack([matrix @ h for matrix in self.by_action])
         return np.where(self.allowed, values, np.inf)
 
     def transition_matrix(self, policy: np.ndarray) -> sp.csr_matrix:
@@ -112,17 +106,14 @@ class PoolModel:
         weights = self.probability[chosen, policy].ravel()
         return sp.csr_matrix((weights, (rows, columns)), shape=(self.q.size,) * 2)
 
-    @property
-    def _by_action(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-        """The transition matrix of always KEEP and of always ACTIVATE (made once)."""
-        cached = self.__dict__.get("_matrices")
-        if cached is None:
-            every = np.arange(self.q.size)
-            cached = tuple(
-                self.transition_matrix(np.full(every.size, action)) for action in (KEEP, ACTIVATE)
-            )
-            object.__setattr__(self, "_matrices", cached)
-        return cached
+    @functools.cached_property
+    def by_action(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """The transition matrices of always KEEP and of always ACTIVATE."""
+        size = self.q.size
+        return (
+            self.transition_matrix(np.full(size, KEEP)),
+            self.transition_matrix(np.full(size, ACTIVATE)),
+        )
 
 
 @dataclass(frozen=True)
@@ -173,7 +164,7 @@ def relative_value_iteration(
     reference_index = model.index(*reference)
     if not model.feasible[reference_index]:
         raise ValueError(f"the reference state {reference} is not a state of the model")
-    keep_matrix, activate_matrix = model._by_action
+    keep_matrix, activate_matrix = model.by_action
     # inf where an action is not allowed; infeasible states are pinned at 0
     keep_mask = np.where(model.allowed[:, KEEP], 0.0, np.inf)
     activate_mask = np.where(model.allowed[:, ACTIVATE], 0.0, np.inf)
