@@ -111,6 +111,47 @@ def build_parser() -> argparse.ArgumentParser:
     testbed.add_argument("--crawl-delay", type=float, help="Crawl-delay in robots.txt")
     testbed.add_argument("--ground-truth", type=Path, help="write the graph and relevance here")
 
+    plan = commands.add_parser("plan", help="plan capacity with the queueing models")
+    plans = plan.add_subparsers(dest="plan", required=True)
+    fetchers = plans.add_parser(
+        "fetchers", help="the number of fetchers that minimises idle processing plus losses"
+    )
+    fetchers.add_argument(
+        "--arrival-rate",
+        type=float,
+        required=True,
+        help="pages per second one fetcher brings (lambda)",
+    )
+    fetchers.add_argument(
+        "--service-rate",
+        type=float,
+        required=True,
+        help="pages per second the processor handles (mu)",
+    )
+    fetchers.add_argument(
+        "--buffer",
+        type=int,
+        required=True,
+        help="pages the processor's queue holds, the one in service included (K)",
+    )
+    fetchers.add_argument(
+        "--gamma",
+        type=float,
+        required=True,
+        help="the cost of the processor idling, against one lost page a second",
+    )
+    fetchers.add_argument(
+        "--dynamic",
+        action="store_true",
+        help="also solve the dynamic policy (activate a fetcher or not at each event)",
+    )
+    fetchers.add_argument(
+        "--max-fetchers",
+        type=int,
+        help="fetchers available to the dynamic policy (default: the static optimum)",
+    )
+    fetchers.add_argument("--json", action="store_true", help="one JSON object")
+
     demo = commands.add_parser("demo", help="crawl a local testbed for a few seconds")
     demo.add_argument("--duration", type=float, default=20.0)
     demo.add_argument("--db", help="database URL (default: a new file in a temp directory)")
@@ -228,6 +269,53 @@ def _testbed(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan(args: argparse.Namespace) -> int:
+    from policies import PoolModel, optimal_fetchers, relative_value_iteration
+
+    try:
+        pool = optimal_fetchers(
+            arrival_rate=args.arrival_rate,
+            service_rate=args.service_rate,
+            buffer=args.buffer,
+            gamma=args.gamma,
+        )
+        report: dict[str, float | int] = {
+            "static_fetchers": pool.fetchers,
+            "static_cost": pool.cost,
+        }
+        if args.dynamic:
+            model = PoolModel(
+                arrival_rate=args.arrival_rate,
+                service_rate=args.service_rate,
+                buffer=args.buffer,
+                gamma=args.gamma,
+                fetchers=pool.fetchers if args.max_fetchers is None else args.max_fetchers,
+            )
+            policy = relative_value_iteration(model)
+            report.update(
+                dynamic_cost=policy.average_cost,
+                min_active=policy.min_active,
+                mean_active=policy.mean_active,
+                iterations=policy.iterations,
+            )
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(
+        f"static: {pool.fetchers} fetchers, cost {pool.cost:.5f} "
+        f"(traffic {pool.traffic:.3f}; the optimum {pool.optimal_traffic:.3f})"
+    )
+    if args.dynamic:
+        print(
+            f"dynamic, at most {model.fetchers} fetchers: cost {report['dynamic_cost']:.5f}, "
+            f"{report['min_active']} to {model.fetchers} active, "
+            f"{report['mean_active']:.1f} on average ({report['iterations']} iterations)"
+        )
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from crawler.demo import run_demo
 
@@ -245,6 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "status": _status,
         "testbed": _testbed,
         "demo": _demo,
+        "plan": _plan,
     }
     try:
         return handlers[args.command](args)

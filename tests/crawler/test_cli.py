@@ -251,3 +251,46 @@ def test_every_setting_can_be_given_as_a_flag() -> None:
     run = build_parser()._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
     destinations = {action.dest for action in run._actions}
     assert set(setting_names()) <= destinations
+
+
+def test_plan_fetchers_reports_the_static_and_dynamic_pools(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["plan", "fetchers", "--arrival-rate", "0.05", "--service-rate", "1", "--buffer",
+            "10", "--gamma", "0.4"]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "static_fetchers": 17, "static_cost": pytest.approx(0.10220, abs=5e-6)
+    }
+    assert main([*argv, "--dynamic", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["dynamic_cost"] == pytest.approx(0.08308, abs=1e-4)
+    assert (report["min_active"], round(report["mean_active"], 1)) == (5, 16.2)
+    assert report["iterations"] > 100
+    assert main([*argv, "--dynamic"]) == 0
+    text = capsys.readouterr().out
+    assert "static: 17 fetchers, cost 0.10220" in text
+    assert "dynamic, at most 17 fetchers: cost 0.0830" in text
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (["--buffer", "1"], "the buffer K must hold at least 2 pages"),
+        (["--arrival-rate", "0"], "the arrival rate must be a positive number"),
+        (["--service-rate", "-2"], "the service rate must be a positive number"),
+        (["--dynamic", "--max-fetchers", "0"], "at least one fetcher"),
+    ],
+)
+def test_plan_fetchers_refuses_bad_parameters(
+    changes: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = {"--arrival-rate": "0.1", "--service-rate": "1", "--buffer": "5", "--gamma": "1"}
+    argv = ["plan", "fetchers"]
+    for flag, value in values.items():
+        if flag not in changes:
+            argv += [flag, value]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv + changes)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
