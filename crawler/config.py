@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from policies import frontier_policy_names
+from policies.fetcher_pool import pool_policy_names
 
 DEFAULT_DB = "sqlite+aiosqlite:///crawl.db"
 DEFAULT_POLICY = "best-first"
@@ -34,7 +35,9 @@ DEFAULT_MAX_RETRIES = 3  # times a throttled URL goes back to the frontier
 DEFAULT_MAX_BACKOFF = 600.0  # seconds: the longest a failing host is left alone
 DEFAULT_ROBOTS_TTL = 86_400.0  # seconds a robots.txt is trusted
 DEFAULT_ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
-DEFAULT_RESPONSE_QUEUE = 64  # pages waiting for the processor (the papers' K)
+DEFAULT_BUFFER = 16  # K: pages queued for the processor, the one in service included
+DEFAULT_FETCHERS = "fixed"  # the pool policy: fixed (concurrency), mm1k or mdp
+DEFAULT_GAMMA = 1.0  # pool cost: an idle processor weighs as much as a page lost a second
 DEFAULT_PROGRESS_INTERVAL = 30.0  # seconds between progress log lines (as a daemon)
 ENV_PREFIX = "CRAWLER_"
 
@@ -70,7 +73,9 @@ class CrawlConfig:
     max_backoff: float = DEFAULT_MAX_BACKOFF
     robots_ttl: float = DEFAULT_ROBOTS_TTL
     robots_retry: float = DEFAULT_ROBOTS_RETRY
-    response_queue: int = DEFAULT_RESPONSE_QUEUE
+    buffer: int = DEFAULT_BUFFER
+    fetchers: str = DEFAULT_FETCHERS
+    gamma: float = DEFAULT_GAMMA
     store_text: bool = True
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
 
@@ -81,7 +86,7 @@ class CrawlConfig:
             "connect_timeout",
             "total_timeout",
             "max_body_bytes",
-            "response_queue",
+            "gamma",
             "robots_ttl",
             "robots_retry",
             "progress_interval",
@@ -96,6 +101,13 @@ class CrawlConfig:
             _require(value is None or value >= 0, name, "must not be negative")
         _require(
             0.0 <= self.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
+        )
+        _require(self.buffer >= 2, "buffer", "must hold at least 2 pages")
+        pools = pool_policy_names()
+        _require(
+            self.fetchers in pools,
+            "fetchers",
+            f"must be one of {', '.join(pools)} (got {self.fetchers!r})",
         )
         _require(0 <= self.metrics_port <= 65535, "metrics_port", "must be a port (0 disables)")
         _require(bool(self.user_agent.strip()), "user_agent", "must not be empty")

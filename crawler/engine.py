@@ -4,8 +4,9 @@
           -> processor (parse, score) -> storage writer -> new URLs back to the frontier
 
 One TaskGroup holds the dispatcher, the visits, the processor, the writer and the
-checkpoints. The engine decides whether to dispatch (a target number of visits in
-flight, which controllers may change); politeness decides when each host may be asked.
+checkpoints. The engine decides whether to dispatch (the pool policy's target number
+of visits in flight); politeness decides when each host may be asked. A page that
+meets a full response queue is a loss (Talim et al.): its URL goes back to the frontier.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import storage
 from crawler.metrics import CrawlerMetrics
 from crawler.outcomes import Outcome
 from crawler.politeness import Politeness
+from crawler.pool_control import PoolControl
 from crawler.processor import Processor
 from crawler.robots import RobotsCache
 from crawler.visit import Visit, Visitor
@@ -45,7 +47,7 @@ class EngineLimits:
     duration: float | None = None
     concurrency: int = 16
     max_retries: int = 3
-    response_queue: int = 64
+    buffer: int = 16  # K: pages queued for the processor, the one it works on included
     relevance_threshold: float = 0.1
     stop_grace: float = 30.0  # seconds visits in flight get to finish at shutdown
 
@@ -73,6 +75,7 @@ class Engine:
         scorer: TopicScorer,
         metrics: CrawlerMetrics,
         limits: EngineLimits,
+        pool: PoolControl,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -85,12 +88,13 @@ class Engine:
         self.scorer = scorer
         self.metrics = metrics
         self.limits = limits
+        self.pool = pool
         self.clock = clock
         self.wall_clock = wall_clock
-        self.target_in_flight = limits.concurrency  # what a pool controller adjusts
         self.summary = CrawlSummary()
         self._writer = StorageWriter(db, on_committed=self._committed)
-        self._responses: asyncio.Queue[Visit | None] = asyncio.Queue(limits.response_queue)
+        # bounded by the engine, not the queue: a page meeting a full queue is a loss
+        self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._visits: set[asyncio.Task[None]] = set()
@@ -108,6 +112,15 @@ class Engine:
     @property
     def in_flight(self) -> int:
         return len(self._visits)
+
+    @property
+    def target_in_flight(self) -> int:
+        return min(self.pool.target, self.limits.concurrency)
+
+    @property
+    def queue_length(self) -> int:
+        """Pages at the processor: waiting, and the one it is working on."""
+        return self._responses.qsize() + self._processing
 
     def is_idle(self) -> bool:
         """Nothing to fetch and nothing under way that could reveal more."""
@@ -136,6 +149,7 @@ class Engine:
                 await self._responses.put(None)
                 await processor
                 checkpoints.cancel()
+                await self.pool.close()
                 self._writer.put(self._state_write())
                 self._writer.close()
                 await writer
@@ -201,7 +215,7 @@ class Engine:
                 candidate = self.frontier.pop(functools.partial(self._ready, now=now))
                 if candidate is not None:
                     self.politeness.start(candidate.host, now)
-                    task = group.create_task(self._visit(candidate))
+                    task = group.create_task(self._visit(candidate, dispatched=now))
                     self._visits.add(task)
                     self._observe_queues()
                     continue
@@ -226,7 +240,7 @@ class Engine:
                 soonest = min(soonest, ready_at - now)
         return max(soonest, 0.0)
 
-    async def _visit(self, candidate: Candidate) -> None:
+    async def _visit(self, candidate: Candidate, *, dispatched: float) -> None:
         try:
             visit = await self.visitor.visit(candidate)
             if visit.response is not None:
@@ -235,8 +249,16 @@ class Engine:
                 self.metrics.observe_outcome(visit.outcome)
                 self.frontier.push(dataclasses.replace(candidate, attempts=candidate.attempts + 1))
                 return
+            queue = self.queue_length
+            self.pool.arrival(
+                candidate.host, self.clock() - dispatched, queue=queue, active=self.in_flight
+            )
+            if queue >= self.limits.buffer:
+                self.pool.loss()  # fetched in vain; fetched again later
+                self.frontier.push(candidate)
+                return
             self.summary.fetched += 1
-            await self._responses.put(visit)
+            self._responses.put_nowait(visit)
         finally:
             self._visits.discard(asyncio.current_task())  # type: ignore[arg-type]
             self._observe_queues()
@@ -246,7 +268,10 @@ class Engine:
 
     async def _process_loop(self) -> None:
         while True:
+            waiting = self.clock()
             visit = await self._responses.get()
+            started = self.clock()
+            self.pool.idle(started - waiting)
             if visit is None:
                 return
             self._processing += 1
@@ -254,9 +279,16 @@ class Engine:
                 processed = await self.processor.process(visit)
                 self._writer.put(processed.write)
                 self._observe_processed(visit, processed.outcome, processed.relevance)
+                self.pool.departure(
+                    visit.candidate.host,
+                    self.clock() - started,
+                    queue=self.queue_length,
+                    active=self.in_flight,
+                )
             finally:
                 self._processing -= 1
                 self._observe_queues()
+                self._wake.set()  # the pool may want more fetchers now
 
     def _observe_processed(self, visit: Visit, outcome: Outcome, relevance: float | None) -> None:
         self.metrics.observe_outcome(outcome)
@@ -285,7 +317,7 @@ class Engine:
     def _observe_queues(self) -> None:
         self.metrics.frontier_size.set(len(self.frontier))
         self.metrics.in_flight.set(self.in_flight)
-        self.metrics.response_queue.set(self._responses.qsize())
+        self.metrics.response_queue.set(self.queue_length)
         self.metrics.write_queue.set(self._writer.pending)
 
     # -- checkpoints -----------------------------------------------------------------
@@ -297,6 +329,7 @@ class Engine:
             now = self.clock()
             hosts = list(self.frontier.hosts())
             self.metrics.hosts_waiting.set(self.politeness.waiting_hosts(hosts, now))
+            self.pool.refresh()
             if now - last_checkpoint >= CHECKPOINT_INTERVAL:
                 self._writer.put(self._state_write())
                 last_checkpoint = now

@@ -61,11 +61,54 @@ class CrawlerMetrics:
         )
         self.response_queue = Gauge(
             "crawler_response_queue_length",
-            "Fetched pages waiting for the processor",
+            "Pages at the processor: waiting, and the one in service",
             registry=registry,
         )
         self.write_queue = Gauge(
             "crawler_write_queue_length", "Results waiting to be written", registry=registry
+        )
+        self.fetch_losses = Counter(
+            "crawler_fetch_losses",
+            "Pages that met a full processor queue: fetched in vain, their URL put back",
+            registry=registry,
+        )
+        self.processor_idle = Counter(
+            "crawler_processor_idle_seconds",
+            "Time the processor waited for pages (starvation)",
+            registry=registry,
+        )
+        self.fetchers_target = Gauge(
+            "crawler_fetchers_target", "Visits the pool policy wants in flight", registry=registry
+        )
+        self.arrival_rate = Gauge(
+            "crawler_fetch_arrival_rate",
+            "Estimated pages per second one active fetcher brings (lambda)",
+            registry=registry,
+        )
+        self.arrival_rate_stddev = Gauge(
+            "crawler_fetch_arrival_rate_stddev",
+            "Uncertainty (standard deviation) of the lambda estimate",
+            registry=registry,
+        )
+        self.service_rate = Gauge(
+            "crawler_processor_service_rate",
+            "Estimated pages per second the processor handles (mu)",
+            registry=registry,
+        )
+        self.service_rate_stddev = Gauge(
+            "crawler_processor_service_rate_stddev",
+            "Uncertainty (standard deviation) of the mu estimate",
+            registry=registry,
+        )
+        self.pool_expected_cost = Gauge(
+            "crawler_pool_expected_cost",
+            "The pool policy's own forecast of gamma * P(idle) + loss rate",
+            registry=registry,
+        )
+        self.pool_gamma = Gauge(
+            "crawler_pool_gamma",
+            "The weight of idling against losses in the pool's cost",
+            registry=registry,
         )
         self.build_info = Info("crawler_build", "Version of the crawler", registry=registry)
         self.build_info.info({"version": version, "python": platform.python_version()})

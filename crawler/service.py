@@ -24,11 +24,13 @@ from crawler.metrics import CrawlerMetrics
 from crawler.metrics_server import MetricsServer
 from crawler.netguard import NetworkGuard
 from crawler.politeness import Politeness
+from crawler.pool_control import PoolControl
 from crawler.processor import Processor
 from crawler.robots import RobotsCache
 from crawler.urls import BadUrlError, Scope, canonicalize, host_key
 from crawler.visit import Visitor
 from policies import TopicScorer, make_frontier_policy
+from policies.fetcher_pool import make_pool_policy
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,7 @@ async def run_crawl(
         await _record_start(db, config, seeds)
         registry = registry if registry is not None else CollectorRegistry()
         metrics = CrawlerMetrics(registry, version=__version__)
+        metrics.pool_gamma.set(config.gamma)
         fetcher = Fetcher(
             user_agent=config.user_agent,
             connect_timeout=config.connect_timeout,
@@ -125,12 +128,22 @@ async def run_crawl(
             ),
             scorer=scorer,
             metrics=metrics,
+            pool=PoolControl(
+                make_pool_policy(
+                    config.fetchers,
+                    max_fetchers=config.concurrency,
+                    buffer=config.buffer,
+                    gamma=config.gamma,
+                ),
+                metrics,
+                buffer=config.buffer,
+            ),
             limits=EngineLimits(
                 max_pages=config.max_pages,
                 duration=config.duration,
                 concurrency=config.concurrency,
                 max_retries=config.max_retries,
-                response_queue=config.response_queue,
+                buffer=config.buffer,
                 relevance_threshold=config.relevance_threshold,
                 stop_grace=config.total_timeout + 5.0,
             ),

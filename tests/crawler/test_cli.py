@@ -256,11 +256,22 @@ def test_every_setting_can_be_given_as_a_flag() -> None:
 def test_plan_fetchers_reports_the_static_and_dynamic_pools(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["plan", "fetchers", "--arrival-rate", "0.05", "--service-rate", "1", "--buffer",
-            "10", "--gamma", "0.4"]
+    argv = [
+        "plan",
+        "fetchers",
+        "--arrival-rate",
+        "0.05",
+        "--service-rate",
+        "1",
+        "--buffer",
+        "10",
+        "--gamma",
+        "0.4",
+    ]
     assert main([*argv, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {
-        "static_fetchers": 17, "static_cost": pytest.approx(0.10220, abs=5e-6)
+        "static_fetchers": 17,
+        "static_cost": pytest.approx(0.10220, abs=5e-6),
     }
     assert main([*argv, "--dynamic", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

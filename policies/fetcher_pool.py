@@ -1,0 +1,178 @@
+"""Pool policies: how many fetches to run at once (Talim, Liu, Nain & Coffman).
+
+A pool policy is told the estimated rates and the events of the processor's queue, and
+answers with a target number of active fetchers, which the engine's dispatcher reads:
+- `fixed`: always the configured number;
+- `mm1k`: the static optimum of Proposition 1 for the current estimates (Section 2);
+- `mdp`: the optimal dynamic policy of Section 3, applied at every arrival (activate
+  the fetcher that just delivered again, or not) and every departure (activate one
+  more, or not).
+Solving is separate from adopting, so the engine can solve off its event loop. A new
+solution is wanted when an estimate has moved by more than `tolerance` (relative).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from policies.fetcher_mdp import (
+    ARRIVAL,
+    DEPARTURE,
+    PoolModel,
+    PoolPolicy,
+    relative_value_iteration,
+)
+from policies.mm1k import optimal_fetchers
+
+DEFAULT_GAMMA = 1.0  # an idle processor costs as much as losing one page a second
+DEFAULT_TOLERANCE = 0.1  # re-solve when lambda or mu moved by 10%
+
+
+@dataclass(frozen=True)
+class PoolSolution:
+    """A pool policy solved for given rates."""
+
+    arrival_rate: float
+    service_rate: float
+    target: int  # the fetchers to run (the static optimum; for the MDP, its maximum)
+    cost: float  # the model's average cost of gamma * P(idle) + loss rate
+    policy: PoolPolicy | None = None  # the MDP's table, for the dynamic policy
+
+
+class FixedPool:
+    """The configured number of fetchers, whatever happens."""
+
+    name = "fixed"
+
+    def __init__(self, *, max_fetchers: int, **_ignored: Any) -> None:
+        self.max_fetchers = max_fetchers
+        self.target = max_fetchers
+        self.expected_cost: float | None = None
+        self.solved_for: tuple[float, float] | None = None  # (lambda, mu) of the solution
+
+    def needs_solve(self, arrival_rate: float, service_rate: float) -> bool:
+        return False
+
+    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        return PoolSolution(arrival_rate, service_rate, self.max_fetchers, float("nan"))
+
+    def adopt(self, solution: PoolSolution) -> None:
+        self.solved_for = (solution.arrival_rate, solution.service_rate)
+        self.target = max(1, min(solution.target, self.max_fetchers))
+        self.expected_cost = solution.cost
+
+    def on_arrival(self, queue: int, active: int) -> int:
+        return self.target
+
+    def on_departure(self, queue: int, active: int) -> int:
+        return self.target
+
+
+class _ModelledPool(FixedPool):
+    """Bookkeeping shared by the policies that solve a model of the queue."""
+
+    def __init__(
+        self,
+        *,
+        max_fetchers: int,
+        buffer: int,
+        gamma: float = DEFAULT_GAMMA,
+        tolerance: float = DEFAULT_TOLERANCE,
+        **_ignored: Any,
+    ) -> None:
+        super().__init__(max_fetchers=max_fetchers)
+        self.buffer = buffer
+        self.gamma = gamma
+        self.tolerance = tolerance
+
+    def needs_solve(self, arrival_rate: float, service_rate: float) -> bool:
+        if self.solved_for is None:
+            return True
+        old_arrival, old_service = self.solved_for
+        return (
+            abs(arrival_rate - old_arrival) > self.tolerance * old_arrival
+            or abs(service_rate - old_service) > self.tolerance * old_service
+        )
+
+
+class StaticPool(_ModelledPool):
+    """The M/M/1/K optimum for the current estimates, at most `max_fetchers`."""
+
+    name = "mm1k"
+
+    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        pool = optimal_fetchers(
+            arrival_rate=arrival_rate,
+            service_rate=service_rate,
+            buffer=self.buffer,
+            gamma=self.gamma,
+        )
+        return PoolSolution(arrival_rate, service_rate, pool.fetchers, pool.cost)
+
+
+class DynamicPool(_ModelledPool):
+    """The MDP's optimal policy over at most `max_fetchers`; until the first solution,
+    all of them."""
+
+    name = "mdp"
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        self.policy: PoolPolicy | None = None
+
+    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        model = PoolModel(
+            arrival_rate=arrival_rate,
+            service_rate=service_rate,
+            buffer=self.buffer,
+            fetchers=self.max_fetchers,
+            gamma=self.gamma,
+        )
+        policy = relative_value_iteration(model)
+        return PoolSolution(
+            arrival_rate, service_rate, self.max_fetchers, policy.average_cost, policy
+        )
+
+    def adopt(self, solution: PoolSolution) -> None:
+        self.solved_for = (solution.arrival_rate, solution.service_rate)
+        self.expected_cost = solution.cost
+        self.policy = solution.policy
+
+    def on_arrival(self, queue: int, active: int) -> int:
+        """A fetcher delivered a page to a queue of `queue` pages, `active` fetchers
+        working (it included): re-activate it or not."""
+        if self.policy is None:
+            return self.target
+        reactivate = self.policy.activate(queue, active, ARRIVAL)
+        self.target = max(0, active - 1 + int(reactivate))
+        return self.target
+
+    def on_departure(self, queue: int, active: int) -> int:
+        """The processor finished a page (`queue` counted it): one more fetcher or not."""
+        if self.policy is None:
+            return self.target
+        more = self.policy.activate(queue, active, DEPARTURE)
+        self.target = min(self.max_fetchers, active + int(more))
+        return self.target
+
+
+_POOL_POLICIES: dict[str, Callable[..., FixedPool]] = {
+    FixedPool.name: FixedPool,
+    StaticPool.name: StaticPool,
+    DynamicPool.name: DynamicPool,
+}
+
+
+def pool_policy_names() -> list[str]:
+    return sorted(_POOL_POLICIES)
+
+
+def make_pool_policy(name: str, **settings: Any) -> FixedPool:
+    try:
+        factory = _POOL_POLICIES[name]
+    except KeyError:
+        known = ", ".join(pool_policy_names())
+        raise ValueError(f"unknown pool policy {name!r} (known: {known})") from None
+    return factory(**settings)

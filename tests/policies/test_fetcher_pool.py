@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import pytest
+
+from policies.fetcher_mdp import ARRIVAL, DEPARTURE
+from policies.fetcher_pool import make_pool_policy, pool_policy_names
+from policies.mm1k import optimal_fetchers
+
+
+def test_fixed_keeps_its_size_whatever_happens() -> None:
+    pool = make_pool_policy("fixed", max_fetchers=12, buffer=5)
+    assert not pool.needs_solve(1.0, 1.0)
+    assert pool.on_arrival(5, 12) == pool.on_departure(0, 3) == pool.target == 12
+
+
+def test_mm1k_takes_the_static_optimum_within_its_maximum() -> None:
+    pool = make_pool_policy("mm1k", max_fetchers=200, buffer=5, gamma=0.4)
+    assert pool.needs_solve(0.01, 1.0)
+    pool.adopt(pool.solve(0.01, 1.0))
+    assert pool.target == 73
+    assert pool.expected_cost == pytest.approx(0.17541, abs=1e-5)
+    assert not pool.needs_solve(0.0105, 1.02)  # within the 10% tolerance
+    assert pool.needs_solve(0.012, 1.0)
+    capped = make_pool_policy("mm1k", max_fetchers=50, buffer=5, gamma=0.4)
+    capped.adopt(capped.solve(0.01, 1.0))
+    assert capped.target == 50
+
+
+def test_mdp_applies_its_table_at_each_event() -> None:
+    pool = make_pool_policy("mdp", max_fetchers=16, buffer=5, gamma=1.0)
+    assert pool.on_arrival(2, 16) == 16  # before its first solution: all of them
+    solution = pool.solve(0.1, 1.0)
+    pool.adopt(solution)
+    assert solution.policy is not None
+    assert pool.expected_cost == pytest.approx(0.20907, abs=1e-5)
+    for queue in range(6):
+        for active in range(1, 17):
+            reactivate = solution.policy.activate(queue, active, ARRIVAL)
+            assert pool.on_arrival(queue, active) == active - 1 + reactivate
+            if queue > 0:
+                more = solution.policy.activate(queue, active, DEPARTURE)
+                assert pool.on_departure(queue, active) == min(16, active + more)
+    # a short queue wants more fetchers, a full one fewer
+    assert pool.on_departure(1, 5) == 6
+    assert pool.on_arrival(5, 16) == 15
+
+
+def test_unknown_pool_policies_name_the_known_ones() -> None:
+    assert pool_policy_names() == ["fixed", "mdp", "mm1k"]
+    with pytest.raises(ValueError, match=r"unknown pool policy 'auto' \(known: fixed, mdp, mm1k\)"):
+        make_pool_policy("auto", max_fetchers=4, buffer=4)
+
+
+def test_static_solution_matches_proposition_1() -> None:
+    pool = make_pool_policy("mm1k", max_fetchers=1000, buffer=10, gamma=2.4)
+    solution = pool.solve(0.05, 1.0)
+    expected = optimal_fetchers(arrival_rate=0.05, service_rate=1.0, buffer=10, gamma=2.4)
+    assert (solution.target, solution.cost) == (expected.fetchers, expected.cost)
