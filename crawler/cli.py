@@ -38,7 +38,10 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
     "max_redirects": {"type": int, "help": "redirects followed from one URL"},
     "buffer": {"type": int, "help": "pages queued for the processor, at most (K)"},
     "fetchers": {"help": "pool policy: fixed (concurrency), mm1k or mdp"},
-    "gamma": {"type": float, "help": "pool cost of an idle processor against a lost page a second"},
+    "gamma": {
+        "type": float,
+        "help": "pool cost of an idle processor, in pages lost a second (default: mu (K+2)/K)",
+    },
     "max_retries": {"type": int, "help": "times a 429/503 URL is tried again"},
     "max_backoff": {"type": float, "help": "longest wait, in seconds, for a failing host"},
     "robots_ttl": {"type": float, "help": "seconds a robots.txt is trusted"},
@@ -111,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--latency", type=float, default=0.0, help="mean seconds before each page is served"
     )
     testbed.add_argument("--crawl-delay", type=float, help="Crawl-delay in robots.txt")
+    testbed.add_argument(
+        "--paragraphs",
+        type=int,
+        default=3,
+        help="paragraphs of text a page (more cost more to process)",
+    )
     testbed.add_argument("--ground-truth", type=Path, help="write the graph and relevance here")
 
     plan = commands.add_parser("plan", help="plan capacity with the queueing models")
@@ -257,7 +266,12 @@ def _testbed(args: argparse.Namespace) -> int:
     async def serve() -> None:
         bed = Testbed(
             WebSpec(seed=args.seed, pages=args.pages, hosts=args.hosts),
-            ServerSpec(port=args.port, latency=args.latency, crawl_delay=args.crawl_delay),
+            ServerSpec(
+                port=args.port,
+                latency=args.latency,
+                crawl_delay=args.crawl_delay,
+                paragraphs=args.paragraphs,
+            ),
         )
         async with bed:
             if args.ground_truth:

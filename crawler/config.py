@@ -37,7 +37,6 @@ DEFAULT_ROBOTS_TTL = 86_400.0  # seconds a robots.txt is trusted
 DEFAULT_ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
 DEFAULT_BUFFER = 16  # K: pages queued for the processor, the one in service included
 DEFAULT_FETCHERS = "fixed"  # the pool policy: fixed (concurrency), mm1k or mdp
-DEFAULT_GAMMA = 1.0  # pool cost: an idle processor weighs as much as a page lost a second
 DEFAULT_PROGRESS_INTERVAL = 30.0  # seconds between progress log lines (as a daemon)
 ENV_PREFIX = "CRAWLER_"
 
@@ -75,7 +74,7 @@ class CrawlConfig:
     robots_retry: float = DEFAULT_ROBOTS_RETRY
     buffer: int = DEFAULT_BUFFER
     fetchers: str = DEFAULT_FETCHERS
-    gamma: float = DEFAULT_GAMMA
+    gamma: float | None = None  # None: gamma(K) for the current mu (policies.fetcher_pool)
     store_text: bool = True
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
 
@@ -86,7 +85,6 @@ class CrawlConfig:
             "connect_timeout",
             "total_timeout",
             "max_body_bytes",
-            "gamma",
             "robots_ttl",
             "robots_retry",
             "progress_interval",
@@ -103,6 +101,11 @@ class CrawlConfig:
             0.0 <= self.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
         )
         _require(self.buffer >= 2, "buffer", "must hold at least 2 pages")
+        _require(
+            self.gamma is None or (math.isfinite(self.gamma) and self.gamma > 0),
+            "gamma",
+            "must be a positive number",
+        )
         pools = pool_policy_names()
         _require(
             self.fetchers in pools,

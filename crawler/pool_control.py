@@ -77,8 +77,8 @@ class PoolControl:
         finally:
             self._solving = None
         self.policy.adopt(solution)
-        if self.policy.expected_cost is not None:
-            self.metrics.pool_expected_cost.set(self.policy.expected_cost)
+        self.metrics.pool_expected_cost.set(solution.cost)
+        self.metrics.pool_gamma.set(solution.gamma)
         self._set_target(self.policy.target, queue=1)
         log.info(
             "fetcher pool solved for lambda %.3g/s, mu %.3g/s: target %d",

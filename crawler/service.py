@@ -90,7 +90,6 @@ async def run_crawl(
         await _record_start(db, config, seeds)
         registry = registry if registry is not None else CollectorRegistry()
         metrics = CrawlerMetrics(registry, version=__version__)
-        metrics.pool_gamma.set(config.gamma)
         fetcher = Fetcher(
             user_agent=config.user_agent,
             connect_timeout=config.connect_timeout,

@@ -36,6 +36,7 @@ class ServerSpec:
     port: int = 0  # 0: each host gets a free port
     latency: float = 0.0  # mean seconds (exponential) before a page is served
     crawl_delay: float | None = None  # a Crawl-delay line in every robots.txt
+    paragraphs: int = 3  # of text in each page: more cost more to process
     user_agent_rules: dict[str, str] = field(default_factory=dict)  # extra robots groups
 
 
@@ -146,7 +147,9 @@ class Testbed:
         status = self.web.status_of(page)
         if status != 200:
             return web.Response(status=status, text="unavailable")
-        html = self.web.render(page, self.page_url, self.redirect_url)
+        html = self.web.render(
+            page, self.page_url, self.redirect_url, paragraphs=self.server.paragraphs
+        )
         return web.Response(text=html, content_type="text/html")
 
     async def _redirect(self, request: web.Request) -> web.Response:

@@ -317,11 +317,14 @@ class TestbedWeb:
         page: int,
         page_url: Callable[[int], str],
         redirect_url: Callable[[int, int], str],
+        *,
+        paragraphs: int = 3,
     ) -> str:
-        """The HTML of `page`, its links written with the given URL makers."""
+        """The HTML of `page`, its links written with the given URL makers; more
+        `paragraphs` make pages that cost more to process."""
         rng = random.Random(self.spec.seed * 1_000_003 + page)
         title = " ".join(self.words(page, rng.randint(3, 6), rng)).title()
-        paragraphs = [" ".join(self.words(page, rng.randint(40, 80), rng)) for _ in range(3)]
+        texts = [" ".join(self.words(page, rng.randint(40, 80), rng)) for _ in range(paragraphs)]
         items = []
         for target in self.links_of(page).tolist():
             if self.is_redirect_link(page, target):
@@ -335,7 +338,7 @@ class TestbedWeb:
                 for i in range(self.spec.private_links)
             )
             items.append('<li><a href="/loop/a">archive</a></li>')  # a redirect loop
-        body = "".join(f"<p>{p}</p>" for p in paragraphs)
+        body = "".join(f"<p>{text}</p>" for text in texts)
         return (
             '<!doctype html><html><head><meta charset="utf-8">'
             f"<title>{title}</title></head><body><h1>{title}</h1>{body}"

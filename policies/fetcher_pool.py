@@ -6,13 +6,21 @@ answers with a target number of active fetchers, which the engine's dispatcher r
 - `mm1k`: the static optimum of Proposition 1 for the current estimates (Section 2);
 - `mdp`: the optimal dynamic policy of Section 3, applied at every arrival (activate
   the fetcher that just delivered again, or not) and every departure (activate one
-  more, or not).
+  more, or not);
+- `latency`: a rule of thumb in the spirit of Scrapy's AutoThrottle, for comparison:
+  as many fetches in flight as keep the processor fed by Little's law, mu / lambda
+  (the processor's rate times a fetch's latency).
 Solving is separate from adopting, so the engine can solve off its event loop. A new
 solution is wanted when an estimate has moved by more than `tolerance` (relative).
+
+gamma is in the paper's units: idling the processor outright costs as much as losing
+gamma pages a second. Left unset it is gamma(K) = mu (K + 2) / K for the current mu,
+the value at which the static optimum is rho = 1: fetch as fast as the processor works.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +34,6 @@ from policies.fetcher_mdp import (
 )
 from policies.mm1k import optimal_fetchers
 
-DEFAULT_GAMMA = 1.0  # an idle processor costs as much as losing one page a second
 DEFAULT_TOLERANCE = 0.1  # re-solve when lambda or mu moved by 10%
 
 
@@ -38,6 +45,7 @@ class PoolSolution:
     service_rate: float
     target: int  # the fetchers to run (the static optimum; for the MDP, its maximum)
     cost: float  # the model's average cost of gamma * P(idle) + loss rate
+    gamma: float  # the gamma it was solved with
     policy: PoolPolicy | None = None  # the MDP's table, for the dynamic policy
 
 
@@ -56,7 +64,7 @@ class FixedPool:
         return False
 
     def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
-        return PoolSolution(arrival_rate, service_rate, self.max_fetchers, float("nan"))
+        return PoolSolution(arrival_rate, service_rate, self.max_fetchers, math.nan, math.nan)
 
     def adopt(self, solution: PoolSolution) -> None:
         self.solved_for = (solution.arrival_rate, solution.service_rate)
@@ -78,7 +86,7 @@ class _ModelledPool(FixedPool):
         *,
         max_fetchers: int,
         buffer: int,
-        gamma: float = DEFAULT_GAMMA,
+        gamma: float | None = None,
         tolerance: float = DEFAULT_TOLERANCE,
         **_ignored: Any,
     ) -> None:
@@ -86,6 +94,11 @@ class _ModelledPool(FixedPool):
         self.buffer = buffer
         self.gamma = gamma
         self.tolerance = tolerance
+
+    def gamma_for(self, service_rate: float) -> float:
+        if self.gamma is not None:
+            return self.gamma
+        return service_rate * (self.buffer + 2) / self.buffer  # gamma(K)
 
     def needs_solve(self, arrival_rate: float, service_rate: float) -> bool:
         if self.solved_for is None:
@@ -103,13 +116,21 @@ class StaticPool(_ModelledPool):
     name = "mm1k"
 
     def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        gamma = self.gamma_for(service_rate)
         pool = optimal_fetchers(
-            arrival_rate=arrival_rate,
-            service_rate=service_rate,
-            buffer=self.buffer,
-            gamma=self.gamma,
+            arrival_rate=arrival_rate, service_rate=service_rate, buffer=self.buffer, gamma=gamma
         )
-        return PoolSolution(arrival_rate, service_rate, pool.fetchers, pool.cost)
+        return PoolSolution(arrival_rate, service_rate, pool.fetchers, pool.cost, gamma)
+
+
+class LatencyPool(_ModelledPool):
+    """mu / lambda fetchers: the processor's rate times the mean fetch latency."""
+
+    name = "latency"
+
+    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        target = max(1, math.ceil(service_rate / arrival_rate))
+        return PoolSolution(arrival_rate, service_rate, target, math.nan, math.nan)
 
 
 class DynamicPool(_ModelledPool):
@@ -123,16 +144,17 @@ class DynamicPool(_ModelledPool):
         self.policy: PoolPolicy | None = None
 
     def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        gamma = self.gamma_for(service_rate)
         model = PoolModel(
             arrival_rate=arrival_rate,
             service_rate=service_rate,
             buffer=self.buffer,
             fetchers=self.max_fetchers,
-            gamma=self.gamma,
+            gamma=gamma,
         )
         policy = relative_value_iteration(model)
         return PoolSolution(
-            arrival_rate, service_rate, self.max_fetchers, policy.average_cost, policy
+            arrival_rate, service_rate, self.max_fetchers, policy.average_cost, gamma, policy
         )
 
     def adopt(self, solution: PoolSolution) -> None:
@@ -161,6 +183,7 @@ class DynamicPool(_ModelledPool):
 _POOL_POLICIES: dict[str, Callable[..., FixedPool]] = {
     FixedPool.name: FixedPool,
     StaticPool.name: StaticPool,
+    LatencyPool.name: LatencyPool,
     DynamicPool.name: DynamicPool,
 }
 

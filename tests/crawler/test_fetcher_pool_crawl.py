@@ -21,8 +21,9 @@ async def test_a_page_meeting_a_full_queue_is_a_loss_and_its_url_comes_back(
     registry = CollectorRegistry()
     app = site({"/": html(links(*PAGES)), **{p: html(links(*PAGES[:5])) for p in PAGES}})
     async with serving(app) as base:
-        await crawl(db_url, [base], registry=registry, buffer=2, concurrency=16,
-                    per_host_concurrency=16)
+        await crawl(
+            db_url, [base], registry=registry, buffer=2, concurrency=16, per_host_concurrency=16
+        )
     pages = await collection(db_url)
     losses = registry.get_sample_value("crawler_fetch_losses_total")
     page_requests = [path for path in app[SEEN].paths() if path != "/robots.txt"]
@@ -43,9 +44,18 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
     registry = CollectorRegistry()
     latency = 0.05  # mean seconds the testbed takes to serve a page
     async with Testbed(WebSpec(pages=3000, hosts=6), ServerSpec(latency=latency)) as bed:
-        await crawl(db_url, bed.seeds, registry=registry, allowed_domains=tuple(bed.hostnames),
-                    fetchers=policy, buffer=8, gamma=1.0, concurrency=40,
-                    per_host_concurrency=40, max_pages=900)
+        await crawl(
+            db_url,
+            bed.seeds,
+            registry=registry,
+            allowed_domains=tuple(bed.hostnames),
+            fetchers=policy,
+            buffer=8,
+            gamma=1.0,
+            concurrency=40,
+            per_host_concurrency=40,
+            max_pages=900,
+        )
 
     def value(name: str) -> float:
         sample = registry.get_sample_value(name)
@@ -63,7 +73,8 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
     target = value("crawler_fetchers_target")
     assert 0 <= target <= 40
     if policy == "mm1k":  # the static optimum for (about) the final estimates
-        ideal = optimal_fetchers(arrival_rate=arrival, service_rate=service, buffer=8,
-                                 gamma=1.0).fetchers
+        ideal = optimal_fetchers(
+            arrival_rate=arrival, service_rate=service, buffer=8, gamma=1.0
+        ).fetchers
         assert 0.75 * min(ideal, 40) <= target <= 1.3 * min(ideal, 40)
     assert len(await collection(db_url)) == 900

@@ -46,9 +46,24 @@ def test_mdp_applies_its_table_at_each_event() -> None:
 
 
 def test_unknown_pool_policies_name_the_known_ones() -> None:
-    assert pool_policy_names() == ["fixed", "mdp", "mm1k"]
-    with pytest.raises(ValueError, match=r"unknown pool policy 'auto' \(known: fixed, mdp, mm1k\)"):
+    assert pool_policy_names() == ["fixed", "latency", "mdp", "mm1k"]
+    with pytest.raises(ValueError, match=r"unknown pool policy 'auto' \(known: fixed, latency"):
         make_pool_policy("auto", max_fetchers=4, buffer=4)
+
+
+def test_latency_feeds_the_processor_by_littles_law() -> None:
+    pool = make_pool_policy("latency", max_fetchers=64, buffer=8)
+    pool.adopt(pool.solve(4.0, 100.0))  # a fetch takes 0.25 s, a page 0.01 s to process
+    assert pool.target == 25
+    pool.adopt(pool.solve(1.0, 1000.0))
+    assert pool.target == 64  # at most the configured concurrency
+
+
+def test_gamma_defaults_to_the_critical_value_for_the_current_service_rate() -> None:
+    pool = make_pool_policy("mm1k", max_fetchers=1000, buffer=8)
+    solution = pool.solve(2.0, 100.0)
+    assert solution.gamma == pytest.approx(100.0 * 10 / 8)
+    assert solution.target == 50  # rho = 1: as fast as the processor works
 
 
 def test_static_solution_matches_proposition_1() -> None:
