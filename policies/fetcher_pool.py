@@ -162,21 +162,24 @@ class DynamicPool(_ModelledPool):
         self.expected_cost = solution.cost
         self.policy = solution.policy
 
+    # The model's r is the number of fetchers the policy has activated: its own target,
+    # not the visits in flight, which lag behind it until the dispatcher catches up
+    # (stepping from those would undo every activation not yet dispatched).
+
     def on_arrival(self, queue: int, active: int) -> int:
-        """A fetcher delivered a page to a queue of `queue` pages, `active` fetchers
-        working (it included): re-activate it or not."""
+        """A fetcher delivered a page to a queue of `queue` pages: re-activate it or not."""
         if self.policy is None:
             return self.target
-        reactivate = self.policy.activate(queue, active, ARRIVAL)
-        self.target = max(0, active - 1 + int(reactivate))
+        reactivate = self.policy.activate(queue, self.target, ARRIVAL)
+        self.target = max(0, self.target - 1 + int(reactivate))
         return self.target
 
     def on_departure(self, queue: int, active: int) -> int:
         """The processor finished a page (`queue` counted it): one more fetcher or not."""
         if self.policy is None:
             return self.target
-        more = self.policy.activate(queue, active, DEPARTURE)
-        self.target = min(self.max_fetchers, active + int(more))
+        more = self.policy.activate(queue, self.target, DEPARTURE)
+        self.target = min(self.max_fetchers, self.target + int(more))
         return self.target
 
 

@@ -35,14 +35,27 @@ def test_mdp_applies_its_table_at_each_event() -> None:
     assert pool.expected_cost == pytest.approx(0.20907, abs=1e-5)
     for queue in range(6):
         for active in range(1, 17):
+            pool.target = active
             reactivate = solution.policy.activate(queue, active, ARRIVAL)
             assert pool.on_arrival(queue, active) == active - 1 + reactivate
             if queue > 0:
+                pool.target = active
                 more = solution.policy.activate(queue, active, DEPARTURE)
                 assert pool.on_departure(queue, active) == min(16, active + more)
     # a short queue wants more fetchers, a full one fewer
+    pool.target = 5
     assert pool.on_departure(1, 5) == 6
+    pool.target = 16
     assert pool.on_arrival(5, 16) == 15
+
+
+def test_mdp_counts_the_fetchers_it_activated_not_those_already_dispatched() -> None:
+    pool = make_pool_policy("mdp", max_fetchers=16, buffer=5, gamma=1.0)
+    pool.adopt(pool.solve(0.1, 1.0))
+    pool.target = 8
+    assert pool.on_departure(1, 8) == 9  # activate one more...
+    # ...and a page arriving before the dispatcher started it does not undo that
+    assert pool.on_arrival(1, 8) == 9
 
 
 def test_unknown_pool_policies_name_the_known_ones() -> None:
