@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pipeline import wait_until_up
+from testbed_process import served_testbed
 
 HERE = Path(__file__).resolve().parent
 PORT = 18_533
@@ -64,30 +64,15 @@ def main() -> None:
     parser.add_argument("--fixed", type=int, nargs="+", default=[4, 8, 16, 32])
     args = parser.parse_args()
 
-    testbed = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "crawler",
-            "testbed",
-            "--port",
-            str(PORT),
-            "--pages",
-            str(args.pages),
-            "--hosts",
-            str(args.hosts),
-            "--latency",
-            str(args.latency),
-            "--paragraphs",
-            str(args.paragraphs),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        seed = f"http://127.0.0.1:{PORT}/p/0"
-        hosts = [f"127.0.0.{i + 1}" for i in range(args.hosts)]
-        wait_until_up(seed)
+    with served_testbed(
+        port=PORT,
+        pages=args.pages,
+        hosts=args.hosts,
+        options=["--latency", str(args.latency), "--paragraphs", str(args.paragraphs)],
+    ) as (
+        seed,
+        hosts,
+    ):
         calibration = measure(seed, hosts, args, "mm1k", "auto")
         gamma = calibration["service_rate"] * (args.buffer + 2) / args.buffer
         print(
@@ -104,9 +89,6 @@ def main() -> None:
                 result = measure(seed, hosts, args, name, f"{gamma:.6g}")
                 results[name].append(result)
                 print(json.dumps(result), file=sys.stderr, flush=True)
-    finally:
-        testbed.terminate()
-        testbed.wait()
 
     print(
         f"testbed: latency {args.latency} s (so lambda about {1 / args.latency:.1f}/s per "

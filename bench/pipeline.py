@@ -15,24 +15,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from testbed_process import served_testbed  # noqa: E402
+
 PORT = 18_431
-
-
-def wait_until_up(url: str, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=1):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
 
 
 def measure(kind: str, seed: str, hosts: list[str], args: argparse.Namespace) -> dict:
@@ -65,35 +54,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
-    testbed = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "crawler",
-            "testbed",
-            "--port",
-            str(PORT),
-            "--pages",
-            str(args.pages),
-            "--hosts",
-            str(args.hosts),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        seed = f"http://127.0.0.1:{PORT}/p/0"
-        hosts = [f"127.0.0.{i + 1}" for i in range(args.hosts)]
-        wait_until_up(seed)
+    with served_testbed(port=PORT, pages=args.pages, hosts=args.hosts) as (
+        seed,
+        hosts,
+    ):
         results: dict[str, list[dict]] = {"crawler": [], "minimal": []}
         for run in range(args.runs):
             for kind in ("crawler", "minimal") if run % 2 == 0 else ("minimal", "crawler"):
                 result = measure(kind, seed, hosts, args)
                 results[kind].append(result)
                 print(json.dumps(result), file=sys.stderr, flush=True)
-    finally:
-        testbed.terminate()
-        testbed.wait()
 
     def median(kind: str, key: str) -> float:
         return statistics.median(r[key] for r in results[kind])

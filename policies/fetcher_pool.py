@@ -57,7 +57,6 @@ class FixedPool:
     def __init__(self, *, max_fetchers: int, **_ignored: Any) -> None:
         self.max_fetchers = max_fetchers
         self.target = max_fetchers
-        self.expected_cost: float | None = None
         self.solved_for: tuple[float, float] | None = None  # (lambda, mu) of the solution
 
     def needs_solve(self, arrival_rate: float, service_rate: float) -> bool:
@@ -69,7 +68,6 @@ class FixedPool:
     def adopt(self, solution: PoolSolution) -> None:
         self.solved_for = (solution.arrival_rate, solution.service_rate)
         self.target = max(1, min(solution.target, self.max_fetchers))
-        self.expected_cost = solution.cost
 
     def on_arrival(self, queue: int, active: int) -> int:
         return self.target
@@ -159,7 +157,6 @@ class DynamicPool(_ModelledPool):
 
     def adopt(self, solution: PoolSolution) -> None:
         self.solved_for = (solution.arrival_rate, solution.service_rate)
-        self.expected_cost = solution.cost
         self.policy = solution.policy
 
     # The model's r is the number of fetchers the policy has activated: its own target,

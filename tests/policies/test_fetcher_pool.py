@@ -16,9 +16,10 @@ def test_fixed_keeps_its_size_whatever_happens() -> None:
 def test_mm1k_takes_the_static_optimum_within_its_maximum() -> None:
     pool = make_pool_policy("mm1k", max_fetchers=200, buffer=5, gamma=0.4)
     assert pool.needs_solve(0.01, 1.0)
-    pool.adopt(pool.solve(0.01, 1.0))
+    solution = pool.solve(0.01, 1.0)
+    pool.adopt(solution)
     assert pool.target == 73
-    assert pool.expected_cost == pytest.approx(0.17541, abs=1e-5)
+    assert solution.cost == pytest.approx(0.17541, abs=1e-5)
     assert not pool.needs_solve(0.0105, 1.02)  # within the 10% tolerance
     assert pool.needs_solve(0.012, 1.0)
     capped = make_pool_policy("mm1k", max_fetchers=50, buffer=5, gamma=0.4)
@@ -32,7 +33,7 @@ def test_mdp_applies_its_table_at_each_event() -> None:
     solution = pool.solve(0.1, 1.0)
     pool.adopt(solution)
     assert solution.policy is not None
-    assert pool.expected_cost == pytest.approx(0.20907, abs=1e-5)
+    assert solution.cost == pytest.approx(0.20907, abs=1e-5)
     for queue in range(6):
         for active in range(1, 17):
             pool.target = active
