@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 
 from crawler.metrics import CrawlerMetrics
 from policies.fetcher_pool import FixedPool
@@ -59,8 +60,10 @@ class PoolControl:
         self.metrics.service_rate.set(service.rate_)
         self.metrics.service_rate_stddev.set(service.rate_std_)
         enough = min(arrival.n_observations_, service.n_observations_) >= MIN_OBSERVATIONS
+        usable = all(math.isfinite(rate) and rate > 0 for rate in (arrival.rate_, service.rate_))
         if (
             enough
+            and usable
             and self._solving is None
             and self.policy.needs_solve(arrival.rate_, service.rate_)
         ):
@@ -74,6 +77,11 @@ class PoolControl:
     async def _solve(self, arrival_rate: float, service_rate: float) -> None:
         try:
             solution = await asyncio.to_thread(self.policy.solve, arrival_rate, service_rate)
+        except Exception:  # keep the pool as it is; the crawl goes on
+            log.exception(
+                "could not size the fetcher pool for lambda %r, mu %r", arrival_rate, service_rate
+            )
+            return
         finally:
             self._solving = None
         self.policy.adopt(solution)
