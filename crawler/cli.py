@@ -163,6 +163,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fetchers.add_argument("--json", action="store_true", help="one JSON object")
 
+    simulate = commands.add_parser("simulate", help="simulate the re-visit models")
+    simulations = simulate.add_subparsers(dest="simulation", required=True)
+    sources = simulations.add_parser(
+        "sources", help="re-visit sources of ephemeral content under a policy"
+    )
+    sources.add_argument(
+        "--sources",
+        type=Path,
+        required=True,
+        help="CSV with a header xi,mu,Lambda (and optionally C), a source a line",
+    )
+    sources.add_argument("--budget", type=float, required=True, help="crawl cost a period (M)")
+    sources.add_argument("--periods", type=int, required=True)
+    sources.add_argument(
+        "--policy", required=True, choices=("whittle", "greedy", "round-robin", "best")
+    )
+    sources.add_argument("--stochastic", action="store_true", help="eq. (19): random arrivals")
+    sources.add_argument(
+        "--observe",
+        choices=("crawled", "all"),
+        default="crawled",
+        help="what the policy sees in the stochastic model",
+    )
+    sources.add_argument("--seed", type=int)
+    sources.add_argument("--start", choices=("zero", "u"), default="zero")
+    sources.add_argument("--json", action="store_true", help="one JSON object")
+
     demo = commands.add_parser("demo", help="crawl a local testbed for a few seconds")
     demo.add_argument("--duration", type=float, default=20.0)
     demo.add_argument("--db", help="database URL (default: a new file in a temp directory)")
@@ -332,6 +359,77 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_sources(path: Path) -> list[Any]:
+    """Sources from a CSV file with a header xi,mu,Lambda and optionally C."""
+    from policies.ephemeral import Source
+
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise ConfigError(f"cannot read sources file {str(path)!r}: {error.strerror}") from None
+    rows = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    header = [name.strip() for name in rows[0].split(",")] if rows else []
+    if header not in (["xi", "mu", "Lambda"], ["xi", "mu", "Lambda", "C"]):
+        raise ConfigError(
+            f"sources file {str(path)!r} must start with the header xi,mu,Lambda "
+            f"(optionally ,C), not {','.join(header) or 'nothing'!r}"
+        )
+    found = []
+    for number, row in enumerate(rows[1:], start=2):
+        cells = [cell.strip() for cell in row.split(",")]
+        if len(cells) != len(header):
+            raise ConfigError(
+                f"{path}: line {number} has {len(cells)} values, the header names {len(header)}"
+            )
+        try:
+            values = [float(cell) for cell in cells]
+            found.append(
+                Source(
+                    xi=values[0],
+                    mu=values[1],
+                    arrival_rate=values[2],
+                    cost=values[3] if len(values) == 4 else 1.0,
+                )
+            )
+        except ValueError as error:
+            raise ConfigError(f"{path}: line {number}: {error}") from None
+    if not found:
+        raise ConfigError(f"sources file {str(path)!r} lists no sources")
+    return found
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from policies.ephemeral import simulate
+
+    sources = read_sources(args.sources)
+    try:
+        result = simulate(
+            sources,
+            budget=args.budget,
+            periods=args.periods,
+            policy=args.policy,
+            stochastic=args.stochastic,
+            observe=args.observe,
+            seed=args.seed,
+            start=args.start,
+        )
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "average_reward": result.average_reward,
+                    "crawls_per_source": result.crawls_per_source,
+                }
+            )
+        )
+    else:
+        print(f"average reward a period: {result.average_reward:.2f} over {args.periods}")
+        print("crawls per source: " + " ".join(str(c) for c in result.crawls_per_source))
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from crawler.demo import run_demo
 
@@ -350,6 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "testbed": _testbed,
         "demo": _demo,
         "plan": _plan,
+        "simulate": _simulate,
     }
     try:
         return handlers[args.command](args)

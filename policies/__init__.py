@@ -1,5 +1,6 @@
 """The crawler's models: pure, synchronous, no I/O. They are given the clock and events."""
 
+from policies.ephemeral import Source, simulate, whittle_index, whittle_indices
 from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
 from policies.frontier import BestFirst, BreadthFirst, Candidate, PriorityFrontier
 from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
@@ -18,6 +19,7 @@ __all__ = [
     "PoolModel",
     "PoolPolicy",
     "PriorityFrontier",
+    "Source",
     "StaticPool",
     "TermCounter",
     "TopicScorer",
@@ -27,6 +29,9 @@ __all__ = [
     "optimal_traffic",
     "register_frontier_policy",
     "relative_value_iteration",
+    "simulate",
     "solve_exactly",
     "url_words",
+    "whittle_index",
+    "whittle_indices",
 ]

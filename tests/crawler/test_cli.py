@@ -305,3 +305,75 @@ def test_plan_fetchers_refuses_bad_parameters(
         main(argv + changes)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.fixture
+def example_sources(tmp_path: Path) -> Path:
+    path = tmp_path / "sources.csv"
+    path.write_text("xi,mu,Lambda\n1.0,0.7,250\n0.7,0.35,250\n0.2,0.7,250\n0.08,0.21,250\n")
+    return path
+
+
+def test_simulate_sources_reports_the_papers_example(
+    example_sources: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["simulate", "sources", "--sources", str(example_sources), "--budget", "1"]
+    assert main([*argv, "--periods", "61", "--policy", "whittle", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["average_reward"] == pytest.approx(254.66, abs=0.005)
+    assert report["crawls_per_source"] == [31, 30, 0, 0]
+    assert main([*argv, "--periods", "100", "--policy", "best", "--start", "u"]) == 0
+    assert "average reward a period: 179.79 over 100" in capsys.readouterr().out
+    assert (
+        main(
+            [
+                *argv,
+                "--periods",
+                "400",
+                "--policy",
+                "round-robin",
+                "--stochastic",
+                "--observe",
+                "all",
+                "--seed",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["crawls_per_source"] == [100] * 4
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("xi,mu\n1,2\n", "must start with the header xi,mu,Lambda"),
+        ("xi,mu,Lambda\n1,0.5\n", "line 2 has 2 values, the header names 3"),
+        ("xi,mu,Lambda\n1,zero,3\n", "line 2: could not convert"),
+        ("xi,mu,Lambda,C\n1,0.5,3,0\n", "line 2: a source's cost must be a positive number"),
+        ("xi,mu,Lambda\n", "lists no sources"),
+    ],
+)
+def test_simulate_sources_refuses_a_bad_file(
+    tmp_path: Path, content: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "sources.csv"
+    path.write_text(content)
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "simulate",
+                "sources",
+                "--sources",
+                str(path),
+                "--budget",
+                "1",
+                "--periods",
+                "5",
+                "--policy",
+                "whittle",
+            ]
+        )
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
