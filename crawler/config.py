@@ -5,7 +5,6 @@ A bad setting fails at start with a message that names it.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import tomllib
@@ -227,7 +226,3 @@ def build_config(
         return CrawlConfig(**merged)
     except TypeError as error:  # a value of the wrong type reached __post_init__
         raise ConfigError(str(error)) from None
-
-
-def replace(config: CrawlConfig, **changes: Any) -> CrawlConfig:
-    return dataclasses.replace(config, **changes)

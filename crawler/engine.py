@@ -276,7 +276,7 @@ class Engine:
                 return
             self._processing += 1
             try:
-                processed = await self.processor.process(visit)
+                processed = self.processor.process(visit)
                 self._writer.put(processed.write)
                 self._observe_processed(visit, processed.outcome, processed.relevance)
                 self.pool.departure(

@@ -1,8 +1,7 @@
 """Parsing an HTML page with selectolax: title, text, links with anchor text.
 
-`analyze` is a pure function of the body, so it can run in a worker process: it also
-counts the page's and links' terms (stateless hashing), leaving only the cheap,
-stateful TF-IDF weighting to the processor.
+`analyze` is a pure function of the body: it also counts the page's and links' terms
+(stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
 """
 
 from __future__ import annotations

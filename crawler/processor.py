@@ -1,14 +1,11 @@
 """The response processor (the papers' indexing engine): parse, score, and hand to storage.
 
-Parsing and term counting may run in a worker process; relevance weighting and link
-estimates use the one online TF-IDF model, here.
+CPU work on the event loop: its time per page is the service rate the fetcher pool
+models estimate. Relevance weighting and link estimates use the one online TF-IDF model.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from yarl import URL
@@ -19,7 +16,7 @@ from crawler.parse import ContentError, PageAnalysis, analyze
 from crawler.urls import Scope, host_key
 from crawler.visit import Visit
 from crawler.writer import PageWrite
-from policies import TermCounter, TopicScorer
+from policies import TopicScorer
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,22 +34,25 @@ class Processor:
         scope: Scope,
         store_text: bool,
         relevance_threshold: float,
-        executor: Executor | None = None,
     ) -> None:
         self.scorer = scorer
         self.scope = scope
         self.store_text = store_text
         self.relevance_threshold = relevance_threshold
-        self.executor = executor
-        self._counter = TermCounter(n_features=scorer.n_features)
 
-    async def process(self, visit: Visit) -> Processed:
+    def process(self, visit: Visit) -> Processed:
         outcome = visit.outcome
         analysis: PageAnalysis | None = None
         response = visit.response
         if outcome is Outcome.OK and response is not None and response.body is not None:
             try:
-                analysis = await self._analyze(visit)
+                analysis = analyze(
+                    response.body,
+                    url=visit.final_url or visit.candidate.url,
+                    charset=response.charset,
+                    x_robots_tag=response.x_robots_tag,
+                    counter=self.scorer.counter_,
+                )
             except (ContentError, ValueError, UnicodeError):
                 outcome = Outcome.BAD_CONTENT
 
@@ -84,22 +84,6 @@ class Processor:
             text=text,
         )
         return Processed(PageWrite(visit.candidate, record, links), outcome, relevance)
-
-    async def _analyze(self, visit: Visit) -> PageAnalysis:
-        response = visit.response
-        assert response is not None
-        assert response.body is not None
-        work = functools.partial(
-            analyze,
-            response.body,
-            url=visit.final_url or visit.candidate.url,
-            charset=response.charset,
-            x_robots_tag=response.x_robots_tag,
-            counter=self._counter,
-        )
-        if self.executor is None:
-            return work()
-        return await asyncio.get_running_loop().run_in_executor(self.executor, work)
 
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, relevance: float

@@ -8,7 +8,7 @@ import logging
 import signal
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from typing import TextIO
 
 from prometheus_client import CollectorRegistry
@@ -191,9 +191,9 @@ async def _record_start(db: AsyncEngine, config: CrawlConfig, seeds: list[URL]) 
         )
 
 
-async def _close_quietly(what: str, closing: object) -> None:
+async def _close_quietly(what: str, closing: Awaitable[object]) -> None:
     try:
-        await closing  # type: ignore[misc]
+        await closing
     except Exception:
         log.exception("error while closing the %s", what)
 

@@ -11,7 +11,7 @@ import asyncio
 import random
 import socket
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
@@ -37,7 +37,6 @@ class ServerSpec:
     latency: float = 0.0  # mean seconds (exponential) before a page is served
     crawl_delay: float | None = None  # a Crawl-delay line in every robots.txt
     paragraphs: int = 3  # of text in each page: more cost more to process
-    user_agent_rules: dict[str, str] = field(default_factory=dict)  # extra robots groups
 
 
 class Testbed:
@@ -130,10 +129,7 @@ class Testbed:
         return app
 
     async def _robots(self, request: web.Request) -> web.Response:
-        lines = []
-        for agent, rules in self.server.user_agent_rules.items():
-            lines += [f"User-agent: {agent}", rules, ""]
-        lines += ["User-agent: *", "Disallow: /private/"]
+        lines = ["User-agent: *", "Disallow: /private/"]
         if self.server.crawl_delay is not None:
             lines.append(f"Crawl-delay: {self.server.crawl_delay}")
         return web.Response(text="\n".join(lines) + "\n")

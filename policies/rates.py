@@ -95,9 +95,7 @@ class KeyedRates:
 
     @property
     def fitted(self) -> bool:
-        return (
-            self.overall.n_observations_ > 0 if hasattr(self.overall, "n_observations_") else False
-        )
+        return getattr(self.overall, "n_observations_", 0) > 0
 
     def __len__(self) -> int:
         return len(self._by_key)
