@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     sources.add_argument("--budget", type=float, required=True, help="crawl cost a period (M)")
     sources.add_argument("--periods", type=int, required=True)
     sources.add_argument(
-        "--policy", required=True, choices=("whittle", "greedy", "round-robin", "best")
+        "--policy", required=True, choices=("whittle", "greedy", "round-robin", "best", "lspe")
     )
     sources.add_argument("--stochastic", action="store_true", help="eq. (19): random arrivals")
     sources.add_argument(

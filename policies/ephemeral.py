@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from policies.lspe import ThresholdLearner
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -165,9 +167,11 @@ def simulate(
     Deterministic: eq. (2)-(3). Stochastic: eq. (19), where a period adds U rather than
     u; the policy sees the true states every period (`observe="all"`) or only what a
     crawl collects, and otherwise its own expectation (`observe="crawled"`).
+    `lspe` learns its thresholds as it goes (`policies.lspe`), from the rewards alone.
     """
-    if policy not in RANKINGS:
-        raise ValueError(f"unknown policy {policy!r} (known: {', '.join(sorted(RANKINGS))})")
+    if policy not in RANKINGS and policy != "lspe":
+        known = ", ".join(sorted([*RANKINGS, "lspe"]))
+        raise ValueError(f"unknown policy {policy!r} (known: {known})")
     if observe not in ("crawled", "all"):
         raise ValueError(f"observe must be 'crawled' or 'all', got {observe!r}")
     if start not in ("zero", "u"):
@@ -189,16 +193,20 @@ def simulate(
     )
     rewards = np.zeros(periods)
     crawls = [0] * len(sources)
-    rank = RANKINGS[policy]
+    learner = ThresholdLearner(u, alpha) if policy == "lspe" else None
     # drawn up front, so every policy with the same seed meets the same arrivals
     arrivals = period_arrivals(sources, periods, rng) if stochastic else None
     for t in range(periods):
         seen = state if (observe == "all" or not stochastic) else estimate
-        priorities = rank(
-            estimates=seen, since_crawl=since_crawl, alpha=alpha, u=u, cost=cost, period=t
-        )
+        if learner is None:
+            priorities = RANKINGS[policy](
+                estimates=seen, since_crawl=since_crawl, alpha=alpha, u=u, cost=cost, period=t
+            )
+        else:  # the sources drawn, those furthest above their thresholds first
+            drawn = learner.draw(seen, rng)
+            priorities = np.where(drawn, seen - learner.thresholds(seen), -np.inf)
         crawled = np.zeros(len(sources), dtype=bool)
-        crawled[choose(priorities, sources, budget)] = True
+        crawled[[i for i in choose(priorities, sources, budget) if priorities[i] > -np.inf]] = True
         rewards[t] = state[crawled].sum()
         for i in np.flatnonzero(crawled):
             crawls[i] += 1
@@ -207,4 +215,7 @@ def simulate(
         # the policy's expectation: a crawl saw the state, and the period adds u on average
         estimate = np.where(crawled, u, alpha * estimate + u)
         since_crawl = np.where(crawled, 1, since_crawl + 1)
+        if learner is not None:
+            seen_next = state if (observe == "all" or not stochastic) else estimate
+            learner.learn(seen, crawled, rewards[t], seen_next)
     return Simulation(float(rewards.mean()), rewards, crawls)

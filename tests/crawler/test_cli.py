@@ -343,6 +343,13 @@ def test_simulate_sources_reports_the_papers_example(
         == 0
     )
     assert json.loads(capsys.readouterr().out)["crawls_per_source"] == [100] * 4
+    # the learning scheme, seeded, is reproducible
+    learning = [*argv, "--periods", "300", "--policy", "lspe", "--seed", "5", "--json"]
+    assert main(learning) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(learning) == 0
+    assert json.loads(capsys.readouterr().out) == first
+    assert 0 < first["average_reward"] < 260.39
 
 
 @pytest.mark.parametrize(

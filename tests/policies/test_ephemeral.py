@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from policies.ephemeral import Source, choose, simulate, whittle_index
+from policies.ephemeral import Simulation, Source, choose, simulate, whittle_index
+from policies.lspe import ThresholdLearner
 
 EXAMPLE = [
     Source(xi=1.0, mu=0.7, arrival_rate=250),
@@ -107,8 +109,6 @@ def test_the_index_grows_with_the_state(a: float, b: float) -> None:
 
 def test_the_budget_takes_the_top_sources_that_fit() -> None:
     sources = [Source(1, 1, 1, cost=2), Source(1, 1, 1, cost=1), Source(1, 1, 1, cost=1)]
-    import numpy as np
-
     assert choose(np.array([3.0, 2.0, 1.0]), sources, budget=2) == [0]
     assert choose(np.array([1.0, 2.0, 3.0]), sources, budget=2) == [2, 1]
 
@@ -125,3 +125,50 @@ def test_bad_sources_are_a_clear_error(values: dict[str, float], message: str) -
     parameters = {"xi": 1.0, "mu": 1.0, "arrival_rate": 1.0, **values}
     with pytest.raises(ValueError, match=message):
         Source(**parameters)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_learning_scheme_earns_what_the_2019_paper_reports(seed: int) -> None:
+    # "the reward around 160, ... between the rewards of sampling constantly either the
+    # best or the second best arm" (Section V): 179.79 and 147.66
+    second_best = EXAMPLE[1].u()
+    learned = simulate(EXAMPLE, budget=1, periods=10_000, policy="lspe", seed=seed)
+    assert second_best < learned.average_reward < 179.79
+    assert sum(learned.crawls_per_source) > 0.95 * 10_000  # about one crawl a period
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_learning_scheme_in_the_stochastic_model(seed: int) -> None:
+    def run(policy: str) -> Simulation:
+        return simulate(
+            EXAMPLE,
+            budget=1,
+            periods=10_000,
+            policy=policy,
+            stochastic=True,
+            observe="all",
+            seed=seed,
+        )
+
+    learned = run("lspe")
+    assert learned.average_reward > run("round-robin").average_reward + 20
+    assert learned.average_reward < run("whittle").average_reward
+    # it learns: the last thousand periods earn more than the first thousand
+    assert learned.rewards[-1000:].mean() > learned.rewards[:1000].mean() + 20
+
+
+def test_the_learned_thresholds_stay_where_the_states_can_be() -> None:
+    u = np.array([s.u() for s in EXAMPLE])
+    alpha = np.array([s.alpha() for s in EXAMPLE])
+    learner = ThresholdLearner(u, alpha)
+    rng = np.random.default_rng(3)
+    x = u.copy()
+    for _ in range(500):
+        crawled = learner.draw(x, rng)
+        x_next = np.where(crawled, u, alpha * x + u)
+        learner.learn(x, crawled, float(x[crawled].sum()), x_next)
+        x = x_next
+        thresholds = learner.thresholds(x)
+        assert np.all(thresholds >= u - 1e-9)
+        assert np.all(thresholds <= u / (1 - alpha) + 1e-9)
+        assert np.all((learner.probabilities(x) >= 0) & (learner.probabilities(x) <= 1))
