@@ -133,15 +133,48 @@ RANKINGS: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
-def choose(priorities: np.ndarray, sources: list[Source], budget: float) -> list[int]:
+def choose(priorities: np.ndarray, cost: np.ndarray, budget: float) -> list[int]:
     """The sources to crawl: highest priority first while their costs fit the budget
     (ties go to the lower index)."""
     chosen, spent = [], 0.0
-    for i in sorted(range(len(sources)), key=lambda i: (-priorities[i], i)):
-        if spent + sources[i].cost <= budget + 1e-12:
+    for i in np.argsort(-np.asarray(priorities), kind="stable").tolist():
+        if spent + cost[i] <= budget + 1e-12:
             chosen.append(i)
-            spent += sources[i].cost
+            spent += float(cost[i])
     return chosen
+
+
+REVISIT_POLICIES = ("whittle", "greedy", "round-robin")
+
+
+def plan_revisits(
+    policy: str,
+    *,
+    arrival_rate: np.ndarray,
+    xi: np.ndarray,
+    mu: np.ndarray,
+    cost: np.ndarray,
+    since_visit: np.ndarray,
+    budget: float,
+) -> list[int]:
+    """The sources to re-visit this period, from estimated parameters (all per period).
+
+    The state of a source is not seen between visits; each policy works from its
+    expectation, u / (1 - alpha) (1 - alpha**k) after k periods unvisited. Round robin
+    takes the sources longest unvisited first, which is round robin for a set that grows.
+    """
+    if policy not in REVISIT_POLICIES:
+        raise ValueError(f"unknown re-visit policy {policy!r} (known: {REVISIT_POLICIES})")
+    alpha = np.exp(-mu)
+    u = arrival_rate * xi / mu * (1.0 - alpha)
+    expected = u / (1.0 - alpha) * (1.0 - alpha**since_visit)
+    if policy == "whittle":
+        priorities = whittle_indices(expected, alpha=alpha, u=u, cost=cost)
+    elif policy == "greedy":
+        priorities = expected
+    else:
+        priorities = np.asarray(since_visit, dtype=np.float64)
+    return choose(priorities, cost, budget)
 
 
 @dataclass(frozen=True)
@@ -206,7 +239,7 @@ def simulate(
             drawn = learner.draw(seen, rng)
             priorities = np.where(drawn, seen - learner.thresholds(seen), -np.inf)
         crawled = np.zeros(len(sources), dtype=bool)
-        crawled[[i for i in choose(priorities, sources, budget) if priorities[i] > -np.inf]] = True
+        crawled[[i for i in choose(priorities, cost, budget) if priorities[i] > -np.inf]] = True
         rewards[t] = state[crawled].sum()
         for i in np.flatnonzero(crawled):
             crawls[i] += 1

@@ -8,6 +8,7 @@ from storage.records import (
     HostRecord,
     NewUrl,
     QueuedUrl,
+    SourceRecord,
 )
 from storage.repository import (
     add_urls,
@@ -17,10 +18,12 @@ from storage.repository import (
     iter_queued,
     load_hosts,
     load_learned_state,
+    load_sources,
     page_text,
     record_fetches,
     save_hosts,
     save_learned_state,
+    save_sources,
     set_meta,
     utc_now,
 )
@@ -32,6 +35,7 @@ __all__ = [
     "HostRecord",
     "NewUrl",
     "QueuedUrl",
+    "SourceRecord",
     "StorageError",
     "add_urls",
     "crawl_status",
@@ -41,11 +45,13 @@ __all__ = [
     "iter_queued",
     "load_hosts",
     "load_learned_state",
+    "load_sources",
     "open_engine",
     "page_text",
     "record_fetches",
     "save_hosts",
     "save_learned_state",
+    "save_sources",
     "set_meta",
     "utc_now",
 ]

@@ -87,3 +87,25 @@ class CrawlMeta(Base):
 
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class SourceRow(Base):
+    """A page that keeps publishing new links, re-visited on a schedule, and what its
+    re-visits have found so far (the rates are estimated from these totals)."""
+
+    __tablename__ = "sources"
+
+    url_id: Mapped[int] = mapped_column(ForeignKey("urls.id"), primary_key=True)
+    url: Mapped[str] = mapped_column(Text)
+    host: Mapped[str] = mapped_column(String(300))
+    depth: Mapped[int] = mapped_column(Integer)
+    last_visit: Mapped[float] = mapped_column(Float)  # unix seconds
+    visits: Mapped[int] = mapped_column(Integer, default=0)  # re-visits, the first excluded
+    items: Mapped[int] = mapped_column(Integer, default=0)  # new links they found
+    exposure: Mapped[float] = mapped_column(Float, default=0.0)  # seconds they covered
+    changes: Mapped[int] = mapped_column(Integer, default=0)  # re-visits finding a change
+    worth_total: Mapped[float] = mapped_column(Float, default=0.0)  # relevance of items
+    worth_items: Mapped[int] = mapped_column(Integer, default=0)  # items fetched and scored
+    etag: Mapped[str | None] = mapped_column(Text)
+    last_modified: Mapped[str | None] = mapped_column(Text)
+    fingerprint: Mapped[str | None] = mapped_column(String(64))

@@ -75,3 +75,23 @@ class CrawlStatus:
     frontier: int
     hosts: int
     errors: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """A re-visited source and the totals its rates are estimated from."""
+
+    url_id: int
+    url: str
+    host: str
+    depth: int
+    last_visit: float  # unix seconds
+    visits: int = 0
+    items: int = 0
+    exposure: float = 0.0  # seconds
+    changes: int = 0
+    worth_total: float = 0.0
+    worth_items: int = 0
+    etag: str | None = None
+    last_modified: str | None = None
+    fingerprint: str | None = None

@@ -19,6 +19,7 @@ from storage.models import (
     HostRow,
     LearnedState,
     PageText,
+    SourceRow,
     UrlRow,
 )
 from storage.records import (
@@ -28,6 +29,7 @@ from storage.records import (
     HostRecord,
     NewUrl,
     QueuedUrl,
+    SourceRecord,
 )
 
 TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
@@ -176,6 +178,27 @@ async def load_hosts(connection: AsyncConnection) -> list[HostRecord]:
         )
     )
     return [HostRecord(*row) for row in result.all()]
+
+
+_SOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(SourceRecord))
+
+
+async def save_sources(connection: AsyncConnection, sources: Sequence[SourceRecord]) -> None:
+    if not sources:
+        return
+    statement = _insert(connection, SourceRow)
+    statement = statement.on_conflict_do_update(
+        index_elements=["url_id"],
+        set_={name: getattr(statement.excluded, name) for name in _SOURCE_FIELDS[1:]},
+    )
+    await connection.execute(statement, [dataclasses.asdict(source) for source in sources])
+
+
+async def load_sources(connection: AsyncConnection) -> list[SourceRecord]:
+    result = await connection.execute(
+        select(*(getattr(SourceRow, name) for name in _SOURCE_FIELDS)).order_by(SourceRow.url_id)
+    )
+    return [SourceRecord(*row) for row in result.all()]
 
 
 async def save_learned_state(connection: AsyncConnection, name: str, state: bytes) -> None:

@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from policies.ephemeral import Simulation, Source, choose, simulate, whittle_index
+from policies.ephemeral import (
+    Simulation,
+    Source,
+    choose,
+    plan_revisits,
+    simulate,
+    whittle_index,
+)
 from policies.lspe import ThresholdLearner
 
 EXAMPLE = [
@@ -109,8 +116,10 @@ def test_the_index_grows_with_the_state(a: float, b: float) -> None:
 
 def test_the_budget_takes_the_top_sources_that_fit() -> None:
     sources = [Source(1, 1, 1, cost=2), Source(1, 1, 1, cost=1), Source(1, 1, 1, cost=1)]
-    assert choose(np.array([3.0, 2.0, 1.0]), sources, budget=2) == [0]
-    assert choose(np.array([1.0, 2.0, 3.0]), sources, budget=2) == [2, 1]
+    cost = np.array([source.cost for source in sources])
+    assert choose(np.array([3.0, 2.0, 1.0]), cost, budget=2) == [0]
+    assert choose(np.array([1.0, 2.0, 3.0]), cost, budget=2) == [2, 1]
+    assert choose(np.array([1.0, 1.0, 1.0]), cost, budget=2) == [0]  # ties: lower index
 
 
 @pytest.mark.parametrize(
@@ -172,3 +181,36 @@ def test_the_learned_thresholds_stay_where_the_states_can_be() -> None:
         assert np.all(thresholds >= u - 1e-9)
         assert np.all(thresholds <= u / (1 - alpha) + 1e-9)
         assert np.all((learner.probabilities(x) >= 0) & (learner.probabilities(x) <= 1))
+
+
+def _replay(policy: str, periods: int, budget: float = 1) -> float:
+    """The deterministic example, scheduled by plan_revisits from the time since visits."""
+    u = np.array([s.u() for s in EXAMPLE])
+    alpha = np.array([s.alpha() for s in EXAMPLE])
+    state, since_visit, collected = np.zeros(4), np.zeros(4), 0.0
+    for _ in range(periods):
+        chosen = plan_revisits(
+            policy,
+            arrival_rate=np.array([s.arrival_rate for s in EXAMPLE]),
+            xi=np.array([s.xi for s in EXAMPLE]),
+            mu=np.array([s.mu for s in EXAMPLE]),
+            cost=np.ones(4),
+            since_visit=since_visit,
+            budget=budget,
+        )
+        crawled = np.isin(np.arange(4), chosen)
+        collected += state[crawled].sum()
+        state = np.where(crawled, u, alpha * state + u)
+        since_visit = np.where(crawled, 1, since_visit + 1)
+    return collected / periods
+
+
+def test_planning_revisits_from_the_time_since_each_visit() -> None:
+    # from X(0) = 0 the expected state after k periods is the true one: the paper's answers
+    assert _replay("whittle", 61) == pytest.approx(254.66, abs=0.005)
+    assert _replay("whittle", 20_000, budget=2) == pytest.approx(337.77, abs=0.02)
+    assert _replay("round-robin", 20_000) == pytest.approx(208.33, abs=0.05)  # from zero
+    greedy = _replay("greedy", 20_000)
+    assert 208.33 < greedy <= _replay("whittle", 20_000) + 1e-9
+    with pytest.raises(ValueError, match="unknown re-visit policy 'lspe'"):
+        _replay("lspe", 1)
