@@ -47,6 +47,15 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
     "robots_ttl": {"type": float, "help": "seconds a robots.txt is trusted"},
     "robots_retry": {"type": float, "help": "seconds before asking again after a 5xx robots.txt"},
     "progress_interval": {"type": float, "help": "seconds between progress log lines"},
+    "revisit": {"help": "re-visit policy for sources: whittle, greedy, round-robin or off"},
+    "revisit_period": {"type": float, "help": "seconds between re-visit plans (default 300)"},
+    "revisit_budget": {"type": float, "help": "source re-visits a period (default 10)"},
+    "interest_half_life": {
+        "type": float,
+        "help": "seconds for a new item's interest to halve (default 86400)",
+    },
+    "source_min_links": {"type": int, "help": "links that make a page a source (default 20)"},
+    "max_sources": {"type": int, "help": "sources tracked, at most (default 10000)"},
 }
 
 

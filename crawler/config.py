@@ -37,6 +37,7 @@ DEFAULT_ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5
 DEFAULT_BUFFER = 16  # K: pages queued for the processor, the one in service included
 DEFAULT_FETCHERS = "fixed"  # the pool policy: fixed (concurrency), mm1k or mdp
 DEFAULT_PROGRESS_INTERVAL = 30.0  # seconds between progress log lines (as a daemon)
+REVISIT_POLICIES = ("whittle", "greedy", "round-robin", "off")
 ENV_PREFIX = "CRAWLER_"
 
 
@@ -76,6 +77,12 @@ class CrawlConfig:
     gamma: float | None = None  # None: gamma(K) for the current mu (policies.fetcher_pool)
     store_text: bool = True
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
+    revisit: str = "off"  # the re-visit policy for sources (crawler.revisits)
+    revisit_period: float = 300.0  # seconds between re-visit plans
+    revisit_budget: float = 10.0  # re-visits a period (a source on a slow host costs more)
+    interest_half_life: float = 86_400.0  # seconds for a new item's interest to halve
+    source_min_links: int = 20  # links in scope that make a page a source
+    max_sources: int = 10_000
 
     def __post_init__(self) -> None:
         positive = (
@@ -88,6 +95,11 @@ class CrawlConfig:
             "robots_retry",
             "progress_interval",
             "max_backoff",
+            "revisit_period",
+            "revisit_budget",
+            "interest_half_life",
+            "source_min_links",
+            "max_sources",
         )
         for name in positive:
             _require(getattr(self, name) > 0, name, "must be greater than 0")
@@ -119,7 +131,20 @@ class CrawlConfig:
             "policy",
             f"must be one of {', '.join(known)} (got {self.policy!r})",
         )
-        for name in ("delay", "duration", "connect_timeout", "total_timeout"):
+        _require(
+            self.revisit in REVISIT_POLICIES,
+            "revisit",
+            f"must be one of {', '.join(REVISIT_POLICIES)} (got {self.revisit!r})",
+        )
+        for name in (
+            "delay",
+            "duration",
+            "connect_timeout",
+            "total_timeout",
+            "revisit_period",
+            "revisit_budget",
+            "interest_half_life",
+        ):
             value = getattr(self, name)
             _require(value is None or math.isfinite(value), name, "must be finite")
 

@@ -28,6 +28,7 @@ from crawler.outcomes import Outcome
 from crawler.politeness import Politeness
 from crawler.pool_control import PoolControl
 from crawler.processor import Processor
+from crawler.revisits import Revisits, RevisitSettings
 from crawler.robots import RobotsCache
 from crawler.visit import Visit, Visitor
 from crawler.writer import Committed, StateWrite, StorageWriter
@@ -76,6 +77,7 @@ class Engine:
         metrics: CrawlerMetrics,
         limits: EngineLimits,
         pool: PoolControl,
+        revisits: Revisits | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -89,6 +91,7 @@ class Engine:
         self.metrics = metrics
         self.limits = limits
         self.pool = pool
+        self.revisits = revisits or Revisits(RevisitSettings(), seeds=())
         self.clock = clock
         self.wall_clock = wall_clock
         self.summary = CrawlSummary()
@@ -101,6 +104,7 @@ class Engine:
         self._processing = 0
         self._dirty_hosts: set[str] = set()
         visitor.on_host_changed = self._dirty_hosts.add
+        visitor.conditional_headers = self.revisits.conditional_headers
 
     # -- control ---------------------------------------------------------------------
 
@@ -123,9 +127,10 @@ class Engine:
         return self._responses.qsize() + self._processing
 
     def is_idle(self) -> bool:
-        """Nothing to fetch and nothing under way that could reveal more."""
+        """Nothing to fetch, nothing under way that could reveal more, no source to re-visit."""
         return (
-            len(self.frontier) == 0
+            not (self.revisits.settings.enabled and self.revisits.sources)
+            and len(self.frontier) == 0
             and not self._visits
             and self._responses.empty()
             and self._processing == 0
@@ -142,6 +147,7 @@ class Engine:
                 writer = group.create_task(self._writer.run(), name="writer")
                 processor = group.create_task(self._process_loop(), name="processor")
                 checkpoints = group.create_task(self._checkpoint_loop(), name="checkpoints")
+                revisits = group.create_task(self._revisit_loop(), name="revisits")
                 self.summary.stop_reason = await self._dispatch_loop(group)
                 # a normal stop: finish what is under way, in pipeline order. On a
                 # failure or a cancellation the group cancels every task instead.
@@ -149,6 +155,7 @@ class Engine:
                 await self._responses.put(None)
                 await processor
                 checkpoints.cancel()
+                revisits.cancel()
                 await self.pool.close()
                 self._writer.put(self._state_write())
                 self._writer.close()
@@ -178,6 +185,8 @@ class Engine:
                 slot.backoff, slot.failures = host.backoff, host.failures
                 if host.not_before > now_wall:
                     slot.not_before = now + (host.not_before - now_wall)
+            if self.revisits.settings.enabled:
+                self.revisits.restore(await storage.load_sources(connection))
             state = await storage.load_learned_state(connection, SCORER_STATE)
             if state is not None:
                 self.scorer.set_state(state)
@@ -185,6 +194,7 @@ class Engine:
                 for queued in batch:
                     self.frontier.push(_candidate(queued))
         self.metrics.frontier_size.set(len(self.frontier))
+        self.metrics.sources.set(len(self.revisits.sources))
 
     async def _drain_visits(self) -> None:
         if not self._visits:
@@ -303,16 +313,43 @@ class Engine:
 
     def _committed(self, committed: list[Committed]) -> None:
         for item in committed:
+            candidate, record = item.write.candidate, item.write.record
             children = [_candidate(queued) for queued in item.new_urls]
             for child in children:
                 self.frontier.push(child)
-            self.frontier.on_fetched(
-                item.write.candidate, item.write.record.relevance or 0.0, children
-            )
+            relevance = 0.0 if record is None else record.relevance or 0.0
+            self.frontier.on_fetched(candidate, relevance, children)
             self.metrics.links_discovered.inc(len(children))
+            self._observe_revisit(item)
         self.metrics.pages_stored.inc(len(committed))
         self._observe_queues()
         self._wake.set()
+
+    def _observe_revisit(self, item: Committed) -> None:
+        use = "revisit" if item.write.candidate.revisit else "discovery"
+        self.metrics.fetches_by_use.labels(use=use).inc()
+        if not self.revisits.settings.enabled:
+            return
+        found = self.revisits.committed(item)
+        if found is not None:
+            self.metrics.revisits.labels(result=found.result).inc()
+            self.metrics.revisit_new_items.inc(found.new_items)
+        self.metrics.sources.set(len(self.revisits.sources))
+
+    async def _revisit_loop(self) -> None:
+        """Every period, the sources the re-visit policy chooses go to the frontier."""
+        settings = self.revisits.settings
+        if not settings.enabled:
+            return
+        self.metrics.revisit_budget.set(settings.budget)
+        while True:
+            await asyncio.sleep(settings.period)
+            planned = self.revisits.plan()
+            for candidate in planned:
+                self.frontier.push(candidate)
+            self.metrics.revisits_planned.inc(len(planned))
+            self._observe_queues()
+            self._wake.set()
 
     def _observe_queues(self) -> None:
         self.metrics.frontier_size.set(len(self.frontier))
@@ -354,7 +391,11 @@ class Engine:
                     not_before=now_wall + max(0.0, slot.not_before - now),
                 )
             )
-        return StateWrite(hosts=hosts, learned={SCORER_STATE: self.scorer.get_state()})
+        return StateWrite(
+            hosts=hosts,
+            sources=self.revisits.take_dirty(),
+            learned={SCORER_STATE: self.scorer.get_state()},
+        )
 
 
 def _candidate(queued: storage.QueuedUrl) -> Candidate:

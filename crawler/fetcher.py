@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
@@ -46,6 +46,8 @@ class Response:
     body: bytes | None  # read only for HTML with a 2xx status
     truncated: bool  # reading stopped at the size limit
     size: int  # bytes read
+    etag: str | None = None
+    last_modified: str | None = None
 
     @property
     def is_html(self) -> bool:
@@ -112,10 +114,10 @@ class Fetcher:
             await self._session.close()
             self._session = None
 
-    async def get(self, url: URL) -> Response:
+    async def get(self, url: URL, headers: Mapping[str, str] | None = None) -> Response:
         """One request, no redirects followed. Raises FetchError on no usable answer."""
         return await self._request(
-            url, allow_redirects=False, limit=self.max_body_bytes, html_only=True
+            url, allow_redirects=False, limit=self.max_body_bytes, html_only=True, headers=headers
         )
 
     async def get_robots(self, origin: URL) -> tuple[int | None, str | None]:
@@ -140,7 +142,13 @@ class Fetcher:
         return response.status, text
 
     async def _request(
-        self, url: URL, *, allow_redirects: bool, limit: int, html_only: bool
+        self,
+        url: URL,
+        *,
+        allow_redirects: bool,
+        limit: int,
+        html_only: bool,
+        headers: Mapping[str, str] | None = None,
     ) -> Response:
         if self._session is None:
             raise RuntimeError("Fetcher.open() was not called")
@@ -150,6 +158,7 @@ class Fetcher:
                 url,
                 allow_redirects=allow_redirects,
                 max_redirects=ROBOTS_MAX_REDIRECTS,
+                headers=headers,
             ) as response:
                 header = response.headers.get("Content-Type")
                 media_type = header.split(";", 1)[0].strip().lower() if header else None
@@ -177,6 +186,8 @@ class Fetcher:
                     location=response.headers.get("Location"),
                     retry_after=parse_retry_after(response.headers.get("Retry-After")),
                     x_robots_tag=response.headers.get("X-Robots-Tag"),
+                    etag=response.headers.get("ETag"),
+                    last_modified=response.headers.get("Last-Modified"),
                     body=body,
                     truncated=truncated,
                     size=size,

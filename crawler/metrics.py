@@ -110,6 +110,40 @@ class CrawlerMetrics:
             "The weight of idling against losses in the pool's cost",
             registry=registry,
         )
+        self.fetches_by_use = Counter(
+            "crawler_fetch_budget_used",
+            "Visits stored, by what they were for: re-visiting a source or discovery",
+            ["use"],
+            registry=registry,
+        )
+        for use in ("revisit", "discovery"):
+            self.fetches_by_use.labels(use=use)
+        self.revisits = Counter(
+            "crawler_revisits",
+            "Re-visits of sources, by what they found",
+            ["result"],
+            registry=registry,
+        )
+        for result in ("new_items", "unchanged", "not_modified", "failed"):
+            self.revisits.labels(result=result)
+        self.revisit_new_items = Counter(
+            "crawler_revisit_new_items",
+            "New URLs that re-visits of sources found",
+            registry=registry,
+        )
+        self.revisits_planned = Counter(
+            "crawler_revisits_planned",
+            "Re-visits the re-visit policy chose",
+            registry=registry,
+        )
+        self.sources = Gauge(
+            "crawler_sources", "Pages tracked as sources to re-visit", registry=registry
+        )
+        self.revisit_budget = Gauge(
+            "crawler_revisit_budget",
+            "Re-visit cost allowed a period (a source costs 1 at the crawl's delay)",
+            registry=registry,
+        )
         self.build_info = Info("crawler_build", "Version of the crawler", registry=registry)
         self.build_info.info({"version": version, "python": platform.python_version()})
 

@@ -10,6 +10,7 @@ from enum import StrEnum
 
 class Outcome(StrEnum):
     OK = "ok"  # an HTML page, parsed and scored
+    NOT_MODIFIED = "not_modified"  # a re-visit answered 304: nothing new
     NOT_HTML = "not_html"  # fetched and recorded, not parsed
     HTTP_ERROR = "http_error"  # a 4xx or 5xx answer (status says which)
     TIMEOUT = "timeout"
@@ -27,7 +28,7 @@ class Outcome(StrEnum):
 
     @property
     def error(self) -> str | None:
-        return None if self in (Outcome.OK, Outcome.NOT_HTML) else self.value
+        return None if self in (Outcome.OK, Outcome.NOT_HTML, Outcome.NOT_MODIFIED) else self.value
 
     @property
     def retried(self) -> bool:

@@ -6,6 +6,7 @@ models estimate. Relevance weighting and link estimates use the one online TF-ID
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from yarl import URL
@@ -15,7 +16,7 @@ from crawler.outcomes import Outcome
 from crawler.parse import ContentError, PageAnalysis, analyze
 from crawler.urls import Scope, host_key
 from crawler.visit import Visit
-from crawler.writer import PageWrite
+from crawler.writer import PageSignature, PageWrite
 from policies import TopicScorer
 
 
@@ -42,6 +43,8 @@ class Processor:
 
     def process(self, visit: Visit) -> Processed:
         outcome = visit.outcome
+        if outcome is Outcome.NOT_MODIFIED:
+            return Processed(PageWrite(visit.candidate, None), outcome, None)
         analysis: PageAnalysis | None = None
         response = visit.response
         if outcome is Outcome.OK and response is not None and response.body is not None:
@@ -83,7 +86,14 @@ class Processor:
             error=outcome.error,
             text=text,
         )
-        return Processed(PageWrite(visit.candidate, record, links), outcome, relevance)
+        signature = PageSignature()
+        if analysis is not None and response is not None and response.body is not None:
+            signature = PageSignature(
+                response.etag,
+                response.last_modified,
+                hashlib.blake2b(response.body, digest_size=8).hexdigest(),
+            )
+        return Processed(PageWrite(visit.candidate, record, links, signature), outcome, relevance)
 
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, relevance: float

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import socket
@@ -26,6 +27,7 @@ from crawler.netguard import NetworkGuard
 from crawler.politeness import Politeness
 from crawler.pool_control import PoolControl
 from crawler.processor import Processor
+from crawler.revisits import Revisits, RevisitSettings
 from crawler.robots import RobotsCache
 from crawler.urls import BadUrlError, Scope, canonicalize, host_key
 from crawler.visit import Visitor
@@ -113,6 +115,19 @@ async def run_crawl(
             max_redirects=config.max_redirects,
             max_retries=config.max_retries,
         )
+        revisits = Revisits(
+            RevisitSettings(
+                policy=config.revisit,
+                period=config.revisit_period,
+                budget=config.revisit_budget,
+                interest_half_life=config.interest_half_life,
+                min_links=config.source_min_links,
+                max_sources=config.max_sources,
+                prior_worth=max(config.relevance_threshold, 0.01),
+            ),
+            seeds=[str(seed) for seed in seeds],
+            cost_of=functools.partial(_revisit_cost, politeness),
+        )
         engine = Engine(
             db=db,
             frontier=frontier,
@@ -127,6 +142,7 @@ async def run_crawl(
             ),
             scorer=scorer,
             metrics=metrics,
+            revisits=revisits,
             pool=PoolControl(
                 make_pool_policy(
                     config.fetchers,
@@ -174,6 +190,13 @@ async def run_crawl(
         return summary
     finally:
         await _close_quietly("database", db.dispose())
+
+
+def _revisit_cost(politeness: Politeness, host: str) -> float:
+    """A re-visit costs one fetch, more on a host that asks for a longer delay."""
+    if politeness.delay <= 0:
+        return 1.0
+    return max(1.0, politeness.interval(host) / politeness.delay)
 
 
 async def _record_start(db: AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -54,6 +54,7 @@ class Visitor:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         on_host_changed: Callable[[str], None] = lambda host: None,
+        conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
     ) -> None:
         self.fetcher = fetcher
         self.politeness = politeness
@@ -64,6 +65,7 @@ class Visitor:
         self.clock = clock
         self.wall_clock = wall_clock
         self.on_host_changed = on_host_changed
+        self.conditional_headers = conditional_headers  # for re-visits, of the first hop
 
     async def visit(self, candidate: Candidate) -> Visit:
         """Fetch `candidate`, whose host slot the caller has already taken."""
@@ -94,8 +96,11 @@ class Visitor:
                     return Visit(candidate, Outcome.ROBOTS, str(url))
 
                 started = self.clock()
+                first_hop = len(chain) == 1
                 try:
-                    response = await self.fetcher.get(url)
+                    response = await self.fetcher.get(
+                        url, self.conditional_headers(candidate) if first_hop else None
+                    )
                 except FetchError as error:
                     self._finish(host, Feedback.FAILURE)
                     held = False
@@ -164,6 +169,8 @@ class Visitor:
             await asyncio.sleep(max(wait, 0.001))
 
     def _outcome(self, candidate: Candidate, response: Response) -> Outcome:
+        if response.status == 304 and candidate.revisit:
+            return Outcome.NOT_MODIFIED
         if response.status in THROTTLE_STATUSES and candidate.attempts < self.max_retries:
             return Outcome.THROTTLED
         if response.status >= 400 or response.status in REDIRECT_STATUSES:

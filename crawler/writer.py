@@ -28,10 +28,20 @@ DEFAULT_BATCH_SIZE = 512  # items in one transaction, at most
 
 
 @dataclass(frozen=True, slots=True)
+class PageSignature:
+    """What tells a later visit whether the page changed: its validators and a hash."""
+
+    etag: str | None = None
+    last_modified: str | None = None
+    fingerprint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class PageWrite:
     candidate: Candidate
-    record: storage.FetchRecord
+    record: storage.FetchRecord | None  # None: nothing new to record (304 Not Modified)
     links: Sequence[storage.NewUrl] = ()
+    signature: PageSignature = PageSignature()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +55,7 @@ class Committed:
 @dataclass(frozen=True, slots=True)
 class StateWrite:
     hosts: Sequence[storage.HostRecord] = ()
+    sources: Sequence[storage.SourceRecord] = ()
     learned: dict[str, bytes] = field(default_factory=dict)
 
 
@@ -97,12 +108,15 @@ class StorageWriter:
         states = [item for item in batch if isinstance(item, StateWrite)]
         try:
             async with self.engine.begin() as connection:
-                await storage.record_fetches(connection, [p.record for p in pages])
+                await storage.record_fetches(
+                    connection, [p.record for p in pages if p.record is not None]
+                )
                 new_urls = await storage.add_urls(
                     connection, [link for page in pages for link in page.links]
                 )
                 for state in states:
                     await storage.save_hosts(connection, state.hosts)
+                    await storage.save_sources(connection, state.sources)
                     for name, blob in state.learned.items():
                         await storage.save_learned_state(connection, name, blob)
         except SQLAlchemyError as error:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ class Candidate:
     depth: int
     score: float  # the link's estimated relevance, 0..1
     attempts: int = 0  # earlier tries that were put back (throttled, deferred)
+    revisit: bool = False  # a fetched source, fetched again for what it published since
 
 
 class PriorityFrontier:
@@ -49,7 +51,9 @@ class PriorityFrontier:
 
     def push(self, candidate: Candidate) -> None:
         queue = self._queues.setdefault(candidate.host, [])
-        entry = (-self.priority(candidate), next(self._sequence), candidate)
+        # a re-visit is due now: it goes before its host's discoveries, whatever the order
+        key = -math.inf if candidate.revisit else -self.priority(candidate)
+        entry = (key, next(self._sequence), candidate)
         heapq.heappush(queue, entry)
         self._size += 1
         if queue[0] is entry:

@@ -17,6 +17,8 @@ import math
 from collections.abc import Iterable
 from typing import Self
 
+import numpy as np
+
 
 class NotFittedError(RuntimeError):
     """An estimate was asked for before any visit was recorded."""
@@ -25,6 +27,34 @@ class NotFittedError(RuntimeError):
 def _check_positive(name: str, value: float) -> None:
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive number, got {value}")
+
+
+# The estimates from their sufficient statistics, for many sources at once; the classes
+# below keep those statistics one visit at a time.
+
+
+Values = np.ndarray | float
+
+
+def poisson_rates(
+    items: Values, exposure: Values, *, prior_rate: float, prior_weight: float
+) -> np.ndarray:
+    """The Gamma posterior mean of each rate: (prior items + items) / (prior + exposure)."""
+    return (prior_rate * prior_weight + np.asarray(items)) / (prior_weight + np.asarray(exposure))
+
+
+def change_rates(changed: Values, visits: Values, exposure: Values) -> np.ndarray:
+    """Cho & Garcia-Molina's estimate; NaN where there is no visit yet."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.asarray(visits, dtype=np.float64)
+        mean_interval = np.asarray(exposure) / n
+        return -np.log((n - np.asarray(changed) + 0.5) / (n + 0.5)) / mean_interval
+
+
+def mean_worths(
+    total: Values, items: Values, *, prior_mean: float, prior_weight: float
+) -> np.ndarray:
+    return (prior_mean * prior_weight + np.asarray(total)) / (prior_weight + np.asarray(items))
 
 
 class PoissonRate:
@@ -54,8 +84,14 @@ class PoissonRate:
     @property
     def rate_(self) -> float:
         self._check_fitted()
-        shape = self.prior_rate * self.prior_weight + self.items_
-        return shape / (self.prior_weight + self.exposure_)
+        return float(
+            poisson_rates(
+                float(self.items_),
+                float(self.exposure_),
+                prior_rate=self.prior_rate,
+                prior_weight=self.prior_weight,
+            )
+        )
 
     @property
     def rate_std_(self) -> float:
@@ -87,9 +123,13 @@ class ChangeRate:
     def rate_(self) -> float:
         if not getattr(self, "n_visits_", 0):
             raise NotFittedError("ChangeRate has seen no visit: call partial_fit first")
-        n, changed = self.n_visits_, self.n_changed_
-        mean_interval = self.total_interval_ / n
-        return -math.log((n - changed + 0.5) / (n + 0.5)) / mean_interval
+        return float(
+            change_rates(
+                float(self.n_changed_),
+                float(self.n_visits_),
+                float(self.total_interval_),
+            )
+        )
 
 
 class MeanWorth:
@@ -112,6 +152,11 @@ class MeanWorth:
 
     @property
     def mean_(self) -> float:
-        total = getattr(self, "total_", 0.0)
-        items = getattr(self, "n_items_", 0)
-        return (self.prior_mean * self.prior_weight + total) / (self.prior_weight + items)
+        return float(
+            mean_worths(
+                float(getattr(self, "total_", 0.0)),
+                float(getattr(self, "n_items_", 0)),
+                prior_mean=self.prior_mean,
+                prior_weight=self.prior_weight,
+            )
+        )
