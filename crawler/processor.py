@@ -43,8 +43,10 @@ class Processor:
 
     def process(self, visit: Visit) -> Processed:
         outcome = visit.outcome
+        fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
-            return Processed(PageWrite(visit.candidate, None), outcome, None)
+            signature = PageSignature(fetched_at=fetched_at)
+            return Processed(PageWrite(visit.candidate, None, signature=signature), outcome, None)
         analysis: PageAnalysis | None = None
         response = visit.response
         if outcome is Outcome.OK and response is not None and response.body is not None:
@@ -86,12 +88,13 @@ class Processor:
             error=outcome.error,
             text=text,
         )
-        signature = PageSignature()
+        signature = PageSignature(fetched_at=fetched_at)
         if analysis is not None and response is not None and response.body is not None:
             signature = PageSignature(
                 response.etag,
                 response.last_modified,
                 hashlib.blake2b(response.body, digest_size=8).hexdigest(),
+                fetched_at,
             )
         return Processed(PageWrite(visit.candidate, record, links, signature), outcome, relevance)
 

@@ -31,7 +31,7 @@ from policies import Candidate
 from policies.ephemeral import REVISIT_POLICIES, plan_revisits
 from policies.source_rates import change_rates, mean_worths, poisson_rates
 
-PRIOR_WEIGHT = 1.0  # in periods (rates) and items (worth): a weak prior
+PRIOR_WEIGHT = 1.0  # in items: the worth prior is as strong as one scored item
 MAX_ITEMS_TRACKED = 100_000  # new items whose worth is still to be learned
 REVISIT_SCORE = 1.0  # a re-visit's link score: the most relevant-looking
 
@@ -124,8 +124,9 @@ class Revisits:
     def committed(self, item: Committed) -> RevisitResult | None:
         """Learn from a stored page: a source's re-visit, a new source, or a source's item.
         Returns what a re-visit found, None for any other page."""
-        write, now = item.write, self.wall_clock()
+        write = item.write
         candidate, record = write.candidate, write.record
+        now = write.signature.fetched_at or self.wall_clock()
         if candidate.revisit:
             self._planned.discard(candidate.url_id)
             return self._revisited(item, now)
@@ -144,6 +145,7 @@ class Revisits:
             and len(self.sources) < self.settings.max_sources
             and record is not None
             and record.error is None
+            and record.final_url in (None, candidate.url)  # a redirect's target is its own
             and (candidate.url in self.seeds or len(write.links) >= self.settings.min_links)
         ):
             self.sources[candidate.url_id] = _with_signature(
@@ -203,26 +205,15 @@ class Revisits:
         ready = [s for s in self.sources.values() if s.url_id not in self._planned]
         if not ready:
             return []
-        now = self.wall_clock()
-        period = settings.period
-        totals = _totals(ready)
+        rates, _, worths = self._estimate(ready)
+        last_visit = np.fromiter((s.last_visit for s in ready), np.float64, len(ready))
         chosen = plan_revisits(
             settings.policy,
-            arrival_rate=poisson_rates(
-                totals["items"],
-                totals["exposure"] / period,
-                prior_rate=settings.prior_rate,
-                prior_weight=PRIOR_WEIGHT,
-            ),
-            xi=mean_worths(
-                totals["worth_total"],
-                totals["worth_items"],
-                prior_mean=settings.prior_worth,
-                prior_weight=PRIOR_WEIGHT,
-            ),
+            arrival_rate=rates * settings.period,
+            xi=worths,
             mu=np.full(len(ready), settings.decay_per_period),
             cost=np.array([self.cost_of(s.host) for s in ready]),
-            since_visit=np.maximum(now - totals["last_visit"], 0.0) / period,
+            since_visit=np.maximum(self.wall_clock() - last_visit, 0.0) / settings.period,
             budget=settings.budget,
         )
         planned = []
@@ -242,35 +233,58 @@ class Revisits:
         return planned
 
     def estimates(self) -> list[SourceEstimates]:
-        """Each source's learned rates, per second."""
-        if not self.sources:
-            return []
+        """Each source's learned rates."""
         sources = list(self.sources.values())
-        totals = _totals(sources)
-        period = self.settings.period
-        rates = poisson_rates(
-            totals["items"],
-            totals["exposure"] / period,
-            prior_rate=self.settings.prior_rate,
-            prior_weight=PRIOR_WEIGHT,
-        )
-        changes = change_rates(totals["changes"], totals["visits"], totals["exposure"])
-        worths = mean_worths(
-            totals["worth_total"],
-            totals["worth_items"],
-            prior_mean=self.settings.prior_worth,
-            prior_weight=PRIOR_WEIGHT,
-        )
+        rates, changes, worths = self._estimate(sources)
         return [
             SourceEstimates(
                 source.url,
-                float(rates[i]) / period,
+                float(rates[i]),
                 None if source.visits == 0 else float(changes[i]),
                 float(worths[i]),
                 source.visits,
             )
             for i, source in enumerate(sources)
         ]
+
+    def _estimate(
+        self, sources: list[storage.SourceRecord]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Arrival rates (items a second), change rates (a second) and mean worths.
+
+        The prior of each is what all sources together have shown (empirical Bayes), so
+        a source not yet re-visited looks like the average one and gets its turn.
+        """
+        if not sources:
+            return np.empty(0), np.empty(0), np.empty(0)
+        everything = _totals(list(self.sources.values()))
+        pooled_rate = poisson_rates(
+            everything["items"].sum(),
+            everything["exposure"].sum(),
+            prior_rate=self.settings.prior_rate / self.settings.period,
+            prior_weight=self.settings.period,
+        )
+        pooled_worth = mean_worths(
+            everything["worth_total"].sum(),
+            everything["worth_items"].sum(),
+            prior_mean=self.settings.prior_worth,
+            prior_weight=PRIOR_WEIGHT,
+        )
+        totals = _totals(sources)
+        rates = poisson_rates(
+            totals["items"],
+            totals["exposure"],
+            prior_rate=float(pooled_rate),
+            prior_weight=self.settings.period,  # one period's worth of exposure
+        )
+        changes = change_rates(totals["changes"], totals["visits"], totals["exposure"])
+        worths = mean_worths(
+            totals["worth_total"],
+            totals["worth_items"],
+            prior_mean=float(pooled_worth),
+            prior_weight=PRIOR_WEIGHT,
+        )
+        return rates, changes, worths
 
 
 def _totals(sources: list[storage.SourceRecord]) -> dict[str, np.ndarray]:

@@ -2,7 +2,9 @@
 
 Each host serves /robots.txt (disallowing /private/), /p/N (pages; broken ones answer
 404 or 500), /r/N (a 301 to page N on its own host) and /loop/a <-> /loop/b (a redirect
-loop). Every request is recorded, so tests can measure what the server saw.
+loop). With ephemeral sources (`crawler.testbed_sources`), source i is /s/i on host
+i mod hosts, listing its newest items /s/i/item/N, with an ETag that changes when it
+publishes. Every request is recorded, so tests can measure what the server saw.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from crawler.testbed_sources import EphemeralSource, EphemeralSources
 from crawler.testbed_web import TOPIC, TestbedWeb, WebSpec
 
 LOOPBACK_PREFIX = "127.0.0."
@@ -44,8 +47,16 @@ class Testbed:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, spec: WebSpec | None = None, server: ServerSpec | None = None) -> None:
+    def __init__(
+        self,
+        spec: WebSpec | None = None,
+        server: ServerSpec | None = None,
+        *,
+        sources: list[EphemeralSource] | None = None,
+    ) -> None:
         self.web = TestbedWeb(spec or WebSpec())
+        self.sources = EphemeralSources(sources or [], seed=self.web.spec.seed)
+        self.started = time.monotonic()  # the ephemeral sources' time zero
         self.server = server or ServerSpec()
         self.requests: list[ServedRequest] = []
         self.base_urls: list[str] = []
@@ -63,7 +74,14 @@ class Testbed:
 
     @property
     def seeds(self) -> list[str]:
-        return [self.page_url(0)]
+        return [self.page_url(0)] + [self.source_url(i) for i in range(len(self.sources.specs))]
+
+    def source_url(self, source: int) -> str:
+        return f"{self.base_urls[source % self.web.spec.hosts]}/s/{source}"
+
+    def now(self) -> float:
+        """Seconds since the ephemeral sources started."""
+        return time.monotonic() - self.started
 
     def page_url(self, page: int) -> str:
         return f"{self.base_urls[int(self.web.host[page])]}/p/{page}"
@@ -79,6 +97,7 @@ class Testbed:
         await self.stop()
 
     async def start(self) -> None:
+        self.started = time.monotonic()
         try:
             for host in range(self.web.spec.hosts):
                 address = f"{LOOPBACK_PREFIX}{host + 1}"
@@ -107,6 +126,8 @@ class Testbed:
         app.router.add_get("/r/{page:\\d+}", self._redirect)
         app.router.add_get("/loop/{name}", self._loop)
         app.router.add_get("/private/{rest:.*}", self._private)
+        app.router.add_get("/s/{source:\\d+}", self._source)
+        app.router.add_get("/s/{source:\\d+}/item/{item:\\d+}", self._item)
         app[HOST_INDEX] = host
 
         @web.middleware
@@ -145,6 +166,45 @@ class Testbed:
             return web.Response(status=status, text="unavailable")
         html = self.web.render(
             page, self.page_url, self.redirect_url, paragraphs=self.server.paragraphs
+        )
+        return web.Response(text=html, content_type="text/html")
+
+    def _source_of(self, request: web.Request) -> int:
+        source = int(request.match_info["source"])
+        if (
+            source >= len(self.sources.specs)
+            or source % self.web.spec.hosts != request.app[HOST_INDEX]
+        ):
+            raise web.HTTPNotFound()
+        return source
+
+    async def _source(self, request: web.Request) -> web.Response:
+        source = self._source_of(request)
+        items = self.sources.listing(source, self.now())
+        etag = f'"{source}-{items[0] + 1 if items else 0}"'
+        if request.headers.get("If-None-Match") == etag:
+            return web.Response(status=304, headers={"ETag": etag})
+        links = "".join(
+            f'<li><a href="/s/{source}/item/{item}">'
+            f"{' '.join(self.sources.item_words(source, item, 4))}</a></li>"
+            for item in items
+        )
+        html = (
+            f"<!doctype html><html><head><title>Source {source}</title></head><body>"
+            f"<h1>Latest from source {source}</h1><ul>{links}</ul></body></html>"
+        )
+        return web.Response(text=html, content_type="text/html", headers={"ETag": etag})
+
+    async def _item(self, request: web.Request) -> web.Response:
+        source = self._source_of(request)
+        item = int(request.match_info["item"])
+        if not self.sources.fetch(source, item, self.now()):
+            raise web.HTTPNotFound()
+        words = self.sources.item_words(source, item, 120)
+        text = " ".join(words[4:])
+        html = (
+            f"<!doctype html><html><head><title>{' '.join(words[:4])}</title></head>"
+            f'<body><p>{text}</p><a href="/s/{source}">more from this source</a></body></html>'
         )
         return web.Response(text=html, content_type="text/html")
 

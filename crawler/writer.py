@@ -29,11 +29,13 @@ DEFAULT_BATCH_SIZE = 512  # items in one transaction, at most
 
 @dataclass(frozen=True, slots=True)
 class PageSignature:
-    """What tells a later visit whether the page changed: its validators and a hash."""
+    """What tells a later visit whether the page changed, and since when: its validators,
+    a hash of its body and when it was fetched (unix seconds)."""
 
     etag: str | None = None
     last_modified: str | None = None
     fingerprint: str | None = None
+    fetched_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -189,7 +189,7 @@ async def save_sources(connection: AsyncConnection, sources: Sequence[SourceReco
     statement = _insert(connection, SourceRow)
     statement = statement.on_conflict_do_update(
         index_elements=["url_id"],
-        set_={name: getattr(statement.excluded, name) for name in _SOURCE_FIELDS[1:]},
+        set_={name: statement.excluded[name] for name in _SOURCE_FIELDS[1:]},
     )
     await connection.execute(statement, [dataclasses.asdict(source) for source in sources])
 
