@@ -54,6 +54,11 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
         "type": float,
         "help": "seconds for a new item's interest to halve (default 86400)",
     },
+    "source_half_lives": {
+        "action": "append",
+        "metavar": "PREFIX=SECONDS",
+        "help": "interest half-life of the sources under a URL prefix (repeatable)",
+    },
     "source_min_links": {"type": int, "help": "links that make a page a source (default 20)"},
     "max_sources": {"type": int, "help": "sources tracked, at most (default 10000)"},
 }
@@ -130,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="paragraphs of text a page (more cost more to process)",
     )
     testbed.add_argument("--ground-truth", type=Path, help="write the graph and relevance here")
+    testbed.add_argument(
+        "--sources",
+        type=Path,
+        help="ephemeral sources to serve: CSV xi,mu,Lambda (mu and Lambda per second)",
+    )
 
     plan = commands.add_parser("plan", help="plan capacity with the queueing models")
     plans = plan.add_subparsers(dest="plan", required=True)
@@ -297,7 +307,13 @@ def _status(args: argparse.Namespace) -> int:
 
 def _testbed(args: argparse.Namespace) -> int:
     from crawler.testbed import ServerSpec, Testbed
+    from crawler.testbed_sources import EphemeralSource
     from crawler.testbed_web import WebSpec
+
+    sources = [
+        EphemeralSource(s.xi, s.mu, s.arrival_rate)
+        for s in (read_sources(args.sources) if args.sources else [])
+    ]
 
     async def serve() -> None:
         bed = Testbed(
@@ -308,12 +324,18 @@ def _testbed(args: argparse.Namespace) -> int:
                 crawl_delay=args.crawl_delay,
                 paragraphs=args.paragraphs,
             ),
+            sources=sources,
         )
         async with bed:
             if args.ground_truth:
                 bed.write_ground_truth(args.ground_truth)
             print(f"testbed: {args.pages} pages on {', '.join(bed.base_urls)}")
-            print(f"seed: {bed.seeds[0]}\ntopic: {bed.topic}", flush=True)
+            print(f"seed: {bed.seeds[0]}\ntopic: {bed.topic}")
+            for i in range(len(sources)):
+                print(f"source {i}: {bed.source_url(i)}")
+            if sources:
+                print(f"ledger of collected worth: {bed.base_urls[0]}/_ledger")
+            print(end="", flush=True)
             await asyncio.Event().wait()
 
     with contextlib.suppress(KeyboardInterrupt):

@@ -100,6 +100,8 @@ def format_status(report: storage.CrawlStatus) -> str:
         f"relevant pages  {report.relevant_pages} (relevance >= {report.relevance_threshold})",
         f"frontier        {report.frontier}",
         f"hosts           {report.hosts}",
+        f"sources         {report.sources} (re-visited {report.revisits} times, "
+        f"{report.revisit_items} new URLs found)",
     ]
     if report.errors:
         lines.append("errors")

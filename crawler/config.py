@@ -81,6 +81,7 @@ class CrawlConfig:
     revisit_period: float = 300.0  # seconds between re-visit plans
     revisit_budget: float = 10.0  # re-visits a period (a source on a slow host costs more)
     interest_half_life: float = 86_400.0  # seconds for a new item's interest to halve
+    source_half_lives: tuple[str, ...] = ()  # "URL_PREFIX=SECONDS": other sources' decay
     source_min_links: int = 20  # links in scope that make a page a source
     max_sources: int = 10_000
 
@@ -147,6 +148,25 @@ class CrawlConfig:
         ):
             value = getattr(self, name)
             _require(value is None or math.isfinite(value), name, "must be finite")
+
+        self.half_lives()  # each names its prefix and a positive number of seconds
+
+    def half_lives(self) -> tuple[tuple[str, float], ...]:
+        """`source_half_lives` as (prefix, seconds) pairs."""
+        pairs = []
+        for entry in self.source_half_lives:
+            prefix, _, seconds = entry.rpartition("=")
+            try:
+                value = float(seconds)
+            except ValueError:
+                value = math.nan
+            _require(
+                bool(prefix) and math.isfinite(value) and value > 0,
+                "source_half_lives",
+                f"entries are URL_PREFIX=SECONDS with SECONDS > 0 (got {entry!r})",
+            )
+            pairs.append((prefix, value))
+        return tuple(pairs)
 
     def check_runnable(self) -> None:
         """What `crawler run` needs beyond valid values."""

@@ -3,7 +3,8 @@ re-visits find, and choosing which to re-visit each period.
 
 Avrachenkov & Borkar's model, live: a source i publishes new items (links) at rate
 Lambda_i, each worth xi_i (the relevance of the items once fetched), whose interest
-decays at the topic's rate mu (`interest_half_life`). Every `period` seconds the
+decays at the topic's rate mu (`interest_half_life`, or a half-life set for the URLs
+under a prefix, `half_lives`). Every `period` seconds the
 sources of highest priority are re-visited while their costs fit `budget`; a source
 costs one fetch, more on a host whose delay is longer than the crawl's. Their new links
 enter the frontier and are fetched as discovery, which shares the same fetchers.
@@ -42,6 +43,7 @@ class RevisitSettings:
     period: float = 300.0  # seconds between re-visit plans
     budget: float = 10.0  # re-visit cost a period (a source costs 1 on a host at the delay)
     interest_half_life: float = 86_400.0  # seconds for an item's worth to halve
+    half_lives: tuple[tuple[str, float], ...] = ()  # (URL prefix, seconds): the longest wins
     min_links: int = 20  # links in scope that make a page a source
     max_sources: int = 10_000
     prior_rate: float = 1.0  # new items a period expected of a source not yet re-visited
@@ -57,6 +59,9 @@ class RevisitSettings:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number, got {value}")
+        for prefix, seconds in self.half_lives:
+            if not (math.isfinite(seconds) and seconds > 0):
+                raise ValueError(f"the half-life of {prefix!r} must be positive, got {seconds}")
         if self.min_links < 1 or self.max_sources < 1:
             raise ValueError("min_links and max_sources must be at least 1")
 
@@ -64,10 +69,14 @@ class RevisitSettings:
     def enabled(self) -> bool:
         return self.policy != "off"
 
-    @property
-    def decay_per_period(self) -> float:
-        """mu, per period."""
-        return math.log(2.0) / self.interest_half_life * self.period
+    def decay_per_period(self, url: str) -> float:
+        """mu of the source at `url`, per period."""
+        half_life = self.interest_half_life
+        matched = -1
+        for prefix, seconds in self.half_lives:
+            if url.startswith(prefix) and len(prefix) > matched:
+                half_life, matched = seconds, len(prefix)
+        return math.log(2.0) / half_life * self.period
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +113,7 @@ class Revisits:
         self._item_source: dict[int, int] = {}  # new item's url id -> its source's
         self._dirty: set[int] = set()
         self._planned: set[int] = set()  # re-visits in the frontier or under way
+        self._decays: dict[int, float] = {}  # mu per period, by source
 
     # -- what the crawl found --------------------------------------------------------
 
@@ -155,6 +165,7 @@ class Revisits:
                 write.signature,
             )
             self._dirty.add(candidate.url_id)
+            self._track_items(item)  # what it lists now tells its items' worth already
         return None
 
     def _revisited(self, item: Committed, now: float) -> RevisitResult:
@@ -168,10 +179,7 @@ class Revisits:
         not_modified = write.record is None
         changed = not not_modified and write.signature.fingerprint != source.fingerprint
         new_items = len(item.new_urls)
-        for queued in item.new_urls:
-            self._item_source[queued.id] = source.url_id
-        while len(self._item_source) > MAX_ITEMS_TRACKED:  # the oldest go unscored
-            del self._item_source[next(iter(self._item_source))]
+        self._track_items(item)
         updated = dataclasses.replace(
             source,
             last_visit=now,
@@ -184,6 +192,13 @@ class Revisits:
         if not_modified:
             return RevisitResult("not_modified", 0)
         return RevisitResult("new_items" if new_items else "unchanged", new_items)
+
+    def _track_items(self, item: Committed) -> None:
+        """Remember whose items the new URLs are, so their relevance counts towards xi."""
+        for queued in item.new_urls:
+            self._item_source[queued.id] = item.write.candidate.url_id
+        while len(self._item_source) > MAX_ITEMS_TRACKED:  # the oldest go unscored
+            del self._item_source[next(iter(self._item_source))]
 
     def _update(self, source: storage.SourceRecord) -> None:
         self.sources[source.url_id] = source
@@ -211,7 +226,7 @@ class Revisits:
             settings.policy,
             arrival_rate=rates * settings.period,
             xi=worths,
-            mu=np.full(len(ready), settings.decay_per_period),
+            mu=np.array([self._decay(s) for s in ready]),
             cost=np.array([self.cost_of(s.host) for s in ready]),
             since_visit=np.maximum(self.wall_clock() - last_visit, 0.0) / settings.period,
             budget=settings.budget,
@@ -231,6 +246,12 @@ class Revisits:
                 )
             )
         return planned
+
+    def _decay(self, source: storage.SourceRecord) -> float:
+        decay = self._decays.get(source.url_id)
+        if decay is None:
+            decay = self._decays[source.url_id] = self.settings.decay_per_period(source.url)
+        return decay
 
     def estimates(self) -> list[SourceEstimates]:
         """Each source's learned rates."""

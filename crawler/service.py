@@ -121,6 +121,7 @@ async def run_crawl(
                 period=config.revisit_period,
                 budget=config.revisit_budget,
                 interest_half_life=config.interest_half_life,
+                half_lives=config.half_lives(),
                 min_links=config.source_min_links,
                 max_sources=config.max_sources,
                 prior_worth=max(config.relevance_threshold, 0.01),

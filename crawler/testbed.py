@@ -4,7 +4,7 @@ Each host serves /robots.txt (disallowing /private/), /p/N (pages; broken ones a
 404 or 500), /r/N (a 301 to page N on its own host) and /loop/a <-> /loop/b (a redirect
 loop). With ephemeral sources (`crawler.testbed_sources`), source i is /s/i on host
 i mod hosts, listing its newest items /s/i/item/N, with an ETag that changes when it
-publishes. Every request is recorded, so tests can measure what the server saw.
+publishes; /_ledger (JSON) says what fetching their items has collected. Every request is recorded, so tests can measure what the server saw.
 """
 
 from __future__ import annotations
@@ -126,6 +126,7 @@ class Testbed:
         app.router.add_get("/r/{page:\\d+}", self._redirect)
         app.router.add_get("/loop/{name}", self._loop)
         app.router.add_get("/private/{rest:.*}", self._private)
+        app.router.add_get("/_ledger", self._ledger)
         app.router.add_get("/s/{source:\\d+}", self._source)
         app.router.add_get("/s/{source:\\d+}/item/{item:\\d+}", self._item)
         app[HOST_INDEX] = host
@@ -207,6 +208,20 @@ class Testbed:
             f'<body><p>{text}</p><a href="/s/{source}">more from this source</a></body></html>'
         )
         return web.Response(text=html, content_type="text/html")
+
+    async def _ledger(self, request: web.Request) -> web.Response:
+        """What the crawler has collected from the ephemeral sources (JSON)."""
+        by_source = [0.0] * len(self.sources.specs)
+        for entry in self.sources.ledger:
+            by_source[entry.source] += entry.worth
+        return web.json_response(
+            {
+                "seconds": self.now(),
+                "items": len(self.sources.ledger),
+                "collected": sum(by_source),
+                "by_source": by_source,
+            }
+        )
 
     async def _redirect(self, request: web.Request) -> web.Response:
         page = int(request.match_info["page"])

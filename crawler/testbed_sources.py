@@ -70,6 +70,10 @@ class EphemeralSources:
         count = self.published(source, now)
         return list(range(count - 1, max(count - LISTING, 0) - 1, -1))
 
+    def arrival_times(self, source: int) -> list[float]:
+        """When the source's items were published so far (seconds since the start)."""
+        return self._streams[source].arrivals[:-1]  # the last one is still to come
+
     def worth_when_new(self, source: int, item: int) -> float:
         return self._streams[source].worths[item]
 

@@ -75,6 +75,9 @@ class CrawlStatus:
     frontier: int
     hosts: int
     errors: dict[str, int] = field(default_factory=dict)
+    sources: int = 0  # pages re-visited for what they publish
+    revisits: int = 0
+    revisit_items: int = 0  # new URLs the re-visits found
 
 
 @dataclass(frozen=True, slots=True)

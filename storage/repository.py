@@ -276,6 +276,15 @@ async def crawl_status(connection: AsyncConnection, *, relevance_threshold: floa
         .group_by(UrlRow.error)
         .order_by(func.count().desc())
     )
+    sources, revisits, revisit_items = (
+        await connection.execute(
+            select(
+                func.count(),
+                func.coalesce(func.sum(SourceRow.visits), 0),
+                func.coalesce(func.sum(SourceRow.items), 0),
+            ).select_from(SourceRow)
+        )
+    ).one()
     return CrawlStatus(
         pages=pages or 0,
         relevant_pages=relevant or 0,
@@ -283,6 +292,9 @@ async def crawl_status(connection: AsyncConnection, *, relevance_threshold: floa
         frontier=frontier or 0,
         hosts=hosts or 0,
         errors={str(kind): count for kind, count in errors.all()},
+        sources=sources,
+        revisits=revisits,
+        revisit_items=revisit_items,
     )
 
 

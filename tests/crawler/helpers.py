@@ -139,6 +139,16 @@ async def collection(db_url: str) -> dict[str, storage.ExportRecord]:
         await engine.dispose()
 
 
+async def sources(db_url: str) -> dict[str, storage.SourceRecord]:
+    """The crawl's sources, by URL."""
+    engine = storage.open_engine(db_url)
+    try:
+        async with engine.connect() as connection:
+            return {s.url: s for s in await storage.load_sources(connection)}
+    finally:
+        await engine.dispose()
+
+
 def reachable(bed: Testbed) -> set[int]:
     """The testbed's pages that links lead to from its seed (page 0)."""
     seen, queue = {0}, deque([0])

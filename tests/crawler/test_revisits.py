@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
+from aiohttp import ClientSession
 from prometheus_client import CollectorRegistry
 
-import storage
+from crawler.collection import format_status, status
 from crawler.config import ConfigError, build_config
+from crawler.revisits import RevisitSettings
 from crawler.testbed import Testbed
 from crawler.testbed_sources import EphemeralSource
 from crawler.testbed_web import WebSpec
 from tests.crawler.helpers import collection, crawl
+from tests.crawler.helpers import sources as load_sources
 
 SMALL_WEB = WebSpec(pages=60, hosts=2, seed=5)
-
-
-async def load_sources(db_url: str) -> dict[str, storage.SourceRecord]:
-    engine = storage.open_engine(db_url)
-    try:
-        async with engine.connect() as connection:
-            return {s.url: s for s in await storage.load_sources(connection)}
-    finally:
-        await engine.dispose()
 
 
 async def crawl_sources(
@@ -83,6 +80,10 @@ async def test_sources_are_revisited_and_their_new_items_fetched(db_url: str) ->
         s.items for s in sources.values()
     )
     assert registry.get_sample_value("crawler_sources") == len(sources)
+    report = await status(db_url)
+    assert (report.sources, report.revisits) == (len(sources), revisits)
+    assert report.revisit_items == sum(s.items for s in sources.values())
+    assert f"sources         {len(sources)} (re-visited {revisits} times" in format_status(report)
 
 
 async def test_an_unchanged_source_answers_304_and_keeps_its_record(db_url: str) -> None:
@@ -139,6 +140,7 @@ async def test_whittle_re_visits_the_source_worth_more_more_often(db_url: str) -
         sources = await load_sources(url)
         visits[policy] = [sources[bed.source_url(i)].visits for i in range(2)]
     assert visits["whittle"][0] >= 2 * visits["whittle"][1]
+    assert visits["whittle"][1] >= 1  # a source looks average until re-visited: it is tried
     assert abs(visits["round-robin"][0] - visits["round-robin"][1]) <= 2
 
 
@@ -154,3 +156,61 @@ async def test_whittle_re_visits_the_source_worth_more_more_often(db_url: str) -
 def test_bad_revisit_settings_are_named(values: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         build_config(flag_values=values, environ={})
+
+
+def test_a_source_decays_at_the_half_life_of_its_longest_prefix() -> None:
+    config = build_config(
+        flag_values={
+            "interest_half_life": 100.0,
+            "source_half_lives": ["http://a.test/=10", "http://a.test/news/=2.5"],
+        },
+        environ={},
+    )
+    settings = RevisitSettings(
+        policy="whittle", period=5.0, interest_half_life=100.0, half_lives=config.half_lives()
+    )
+    per_second = math.log(2.0) * 5.0
+    assert settings.decay_per_period("http://a.test/news/1") == pytest.approx(per_second / 2.5)
+    assert settings.decay_per_period("http://a.test/about") == pytest.approx(per_second / 10)
+    assert settings.decay_per_period("http://b.test/") == pytest.approx(per_second / 100)
+
+
+@pytest.mark.parametrize("entry", ["http://a.test/", "http://a.test/=0", "=5", "x=soon"])
+def test_a_bad_source_half_life_is_named(entry: str) -> None:
+    with pytest.raises(ConfigError, match="setting 'source_half_lives' entries are URL_PREFIX"):
+        build_config(flag_values={"source_half_lives": [entry]}, environ={})
+
+
+async def test_the_testbed_command_serves_sources_and_their_ledger(tmp_path: Path) -> None:
+    table = tmp_path / "sources.csv"
+    table.write_text("xi,mu,Lambda\n0.5,0.1,50\n0.2,0.1,50\n")
+    testbed = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "crawler", "testbed", "--port", "0", "--pages", "40", "--hosts", "2"),
+        *("--sources", str(table)),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert testbed.stdout is not None
+        lines = [
+            (await asyncio.wait_for(testbed.stdout.readline(), 30)).decode().strip()
+            for _ in range(6)
+        ]
+        assert lines[3].startswith("source 0: http://127.0.0.1:")
+        assert lines[4].startswith("source 1: http://127.0.0.2:")
+        source, ledger = lines[3].split()[-1], lines[5].split()[-1]
+        await asyncio.sleep(0.2)  # at 50 a second, some items are out
+        async with ClientSession() as session:
+            async with session.get(source) as response:
+                listing = await response.text()
+            item = listing.split('href="', 1)[1].split('"', 1)[0]
+            async with session.get(source.rsplit("/s/", 1)[0] + item) as response:
+                assert response.status == 200
+            async with session.get(ledger) as response:
+                report = await response.json()
+    finally:
+        testbed.terminate()
+        await testbed.wait()
+    assert report["items"] == 1
+    assert report["by_source"][1] == 0.0
+    assert 0 < report["collected"] == report["by_source"][0]
