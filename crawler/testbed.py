@@ -4,7 +4,8 @@ Each host serves /robots.txt (disallowing /private/), /p/N (pages; broken ones a
 404 or 500), /r/N (a 301 to page N on its own host) and /loop/a <-> /loop/b (a redirect
 loop). With ephemeral sources (`crawler.testbed_sources`), source i is /s/i on host
 i mod hosts, listing its newest items /s/i/item/N, with an ETag that changes when it
-publishes; /_ledger (JSON) says what fetching their items has collected. Every request is recorded, so tests can measure what the server saw.
+publishes; /_ledger (JSON) says what fetching their items has collected. Every request
+is recorded, so tests can measure what the server saw.
 """
 
 from __future__ import annotations
