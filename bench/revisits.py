@@ -5,13 +5,15 @@ The testbed serves the four sources of Avrachenkov & Borkar's example (their xi 
 so an item's worth is also the share of topic words on its page; mu per period as in
 the paper; `--rate` items a period instead of 250). The crawler re-visits one source a
 period (budget 1), politeness off, with each source's half-life set from its mu; it
-learns Lambda and xi itself. The ledger credits each item's worth at its first fetch.
+learns Lambda and xi itself. The ledger credits each item's worth at its first fetch;
+beside it, the same items' worth when their source's page first listed them, which is
+what the model credits to a re-visit, and the median lag from listing to fetch.
 
 For the rates: from the re-visits the crawler made (the server's log) and the items
 each could see (at most the listing's 100), the crawler's estimator (a Poisson rate
 with a prior of one item a period) after 5, 20 and 100 re-visits, against the true rate.
 
-    python bench/revisits.py [--period 0.5] [--periods 240] [--rate 10] [--seeds 0 1 2]
+    python bench/revisits.py [--period 0.5] [--periods 240] [--rate 10] [--seeds 0 1 2] [--with-web]
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import itertools
 import math
 import statistics
 import tempfile
+from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry
 
@@ -44,16 +47,28 @@ def sources(period: float, rate: float) -> list[EphemeralSource]:
     return [EphemeralSource(xi / 2, mu / period, rate / period) for xi, mu in PAPER]
 
 
+@dataclass
+class RunResult:
+    collected: float  # worth a period, at each item's first fetch (the ledger)
+    at_listing: float  # the same items' worth when their source's page first listed them
+    lag: float  # median seconds from that listing to the item's fetch
+    errors: dict[int, list[float]]  # relative rate errors after n re-visits
+    final: list[float]  # relative errors of the crawler's own totals at the end
+
+
 async def run(
-    policy: str, seed: int, *, period: float, periods: int, rate: float
-) -> tuple[float, dict[int, list[float]], list[float]]:
-    """Worth collected per period; relative rate errors by visits; final crawler errors."""
+    policy: str, seed: int, *, period: float, periods: int, rate: float, with_web: bool
+) -> RunResult:
     specs = sources(period, rate)
     async with Testbed(WebSpec(pages=60, hosts=4, seed=seed), sources=specs) as bed:
         with tempfile.TemporaryDirectory() as scratch:
             db = f"sqlite+aiosqlite:///{scratch}/revisits.db"
+            source_urls = tuple(bed.source_url(i) for i in range(len(specs)))
             config = CrawlConfig(
-                seeds=tuple(bed.seeds),
+                # the sources alone, as in the model; or also the static web's home page,
+                # which then is a source too, one that never publishes
+                seeds=tuple(bed.seeds) if with_web else source_urls,
+                source_min_links=20 if with_web else 1_000_000,
                 topic=bed.topic,
                 db=db,
                 delay=0.0,
@@ -75,14 +90,45 @@ async def run(
             async with engine.connect() as connection:
                 learned = {s.url: s for s in await storage.load_sources(connection)}
             await engine.dispose()
-        collected = bed.sources.collected() / periods
-        errors = rate_errors(bed, specs, period)
-    final = [
-        abs(record.items / record.exposure - spec.arrival_rate) / spec.arrival_rate
-        for i, spec in enumerate(specs)
-        if (record := learned.get(bed.source_url(i))) is not None and record.exposure > 0
+        at_listing, lags = listing_worth(bed, specs)
+        result = RunResult(
+            collected=bed.sources.collected() / periods,
+            at_listing=at_listing / periods,
+            lag=statistics.median(lags) if lags else math.nan,
+            errors=rate_errors(bed, specs, period),
+            final=[
+                abs(record.items / record.exposure - spec.arrival_rate) / spec.arrival_rate
+                for i, spec in enumerate(specs)
+                if (record := learned.get(bed.source_url(i))) is not None and record.exposure > 0
+            ],
+        )
+    return result
+
+
+def listing_times(bed: Testbed, source: int) -> list[float]:
+    """When the source's page was served (seconds since the start), 304s included."""
+    return [
+        r.finished - bed.started
+        for r in bed.requests
+        if r.path == f"/s/{source}" and r.status in (200, 304)
     ]
-    return collected, errors, final
+
+
+def listing_worth(bed: Testbed, specs: list[EphemeralSource]) -> tuple[float, list[float]]:
+    """The fetched items' worth when their source's page first listed them (what the
+    paper's model credits to the re-visit), and the lags from that listing to the fetch."""
+    served = [listing_times(bed, i) for i in range(len(specs))]
+    total, lags = 0.0, []
+    for entry in bed.sources.ledger:
+        arrival = bed.sources.arrival_times(entry.source)[entry.item]
+        times = served[entry.source]
+        first = bisect.bisect_left(times, arrival)
+        if first == len(times) or times[first] > entry.time:
+            continue  # not found through its source's page
+        lag = entry.time - times[first]
+        lags.append(lag)
+        total += entry.worth * math.exp(specs[entry.source].mu * lag)
+    return total, lags
 
 
 def rate_errors(
@@ -91,14 +137,9 @@ def rate_errors(
     """Relative errors of the rate estimate after each checkpoint's number of re-visits."""
     errors: dict[int, list[float]] = {n: [] for n in CHECKPOINTS}
     for i, spec in enumerate(specs):
-        times = [
-            r.started - bed.started
-            for r in bed.requests
-            if r.path == f"/s/{i}" and r.status in (200, 304)
-        ]
         arrivals = bed.sources.arrival_times(i)
         estimator = PoissonRate(prior_rate=1 / period, prior_weight=period)
-        for visits, (before, after) in enumerate(itertools.pairwise(times), 1):
+        for visits, (before, after) in enumerate(itertools.pairwise(listing_times(bed, i)), 1):
             seen = bisect.bisect_right(arrivals, after) - bisect.bisect_right(arrivals, before)
             estimator.partial_fit([min(seen, LISTING)], [after - before])
             if visits in errors:
@@ -113,29 +154,40 @@ async def main() -> None:
     parser.add_argument("--periods", type=int, default=240)
     parser.add_argument("--rate", type=float, default=10.0, help="items a period per source")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--with-web", action="store_true", help="seed the static web too (its pages become sources)"
+    )
     args = parser.parse_args()
     print(
         f"{len(PAPER)} sources, period {args.period} s, {args.periods} periods, "
         f"{args.rate:g} items a period each, budget 1"
+        + (", with the static web" if args.with_web else "")
     )
-    print("worth collected a period (ledger):")
-    print(f"{'seed':>4} " + " ".join(f"{name:>12}" for name in POLICIES))
-    errors: dict[int, list[float]] = {n: [] for n in CHECKPOINTS}
-    final: list[float] = []
-    totals: dict[str, list[float]] = {name: [] for name in POLICIES}
+    print("worth a period: collected (ledger) / at the listing / median lag listing->fetch")
+    print(f"{'seed':>4} " + " ".join(f"{name:>26}" for name in POLICIES))
+    results: dict[str, list[RunResult]] = {name: [] for name in POLICIES}
     for seed in args.seeds:
         row = []
         for policy in POLICIES:
-            collected, by_visits, last = await run(
-                policy, seed, period=args.period, periods=args.periods, rate=args.rate
+            result = await run(
+                policy,
+                seed,
+                period=args.period,
+                periods=args.periods,
+                rate=args.rate,
+                with_web=args.with_web,
             )
-            row.append(collected)
-            totals[policy].append(collected)
-            for n, values in by_visits.items():
-                errors[n].extend(values)
-            final.extend(last)
-        print(f"{seed:>4} " + " ".join(f"{value:>12.3f}" for value in row))
-    print("mean " + " ".join(f"{statistics.mean(totals[p]):>12.3f}" for p in POLICIES))
+            results[policy].append(result)
+            row.append(
+                f"{result.collected:.3f} / {result.at_listing:.3f} / {result.lag * 1000:.0f} ms"
+            )
+        print(f"{seed:>4} " + " ".join(f"{cell:>26}" for cell in row))
+    means = [
+        f"{statistics.mean(r.collected for r in results[p]):.3f} / "
+        f"{statistics.mean(r.at_listing for r in results[p]):.3f}"
+        for p in POLICIES
+    ]
+    print("mean " + " ".join(f"{cell:>26}" for cell in means))
     model = [
         simulate(
             [Source(xi / 2, mu, args.rate) for xi, mu in PAPER],
@@ -147,15 +199,16 @@ async def main() -> None:
         ).average_reward
         for policy in POLICIES
     ]
-    print("model" + " ".join(f"{value:>12.3f}" for value in model) + "  (eq. 19, known rates)")
-    print("relative error of the learned arrival rate (median over sources, runs):")
+    print("model" + " ".join(f"{value:>26.3f}" for value in model) + "  (eq. 19, rates known)")
+    print("relative error of the learned arrival rate (median over sources and runs):")
+    everything = [r for runs in results.values() for r in runs]
     for n in CHECKPOINTS:
-        if errors[n]:
-            print(
-                f"  after {n:>3} re-visits: {statistics.median(errors[n]):.3f} ({len(errors[n])})"
-            )
+        errors = [e for r in everything for e in r.errors[n]]
+        if errors:
+            print(f"  after {n:>3} re-visits: {statistics.median(errors):.3f} ({len(errors)})")
         else:
             print(f"  after {n:>3} re-visits: no source was re-visited that often")
+    final = [e for r in everything for e in r.final]
     print(f"  the crawler's own totals at the end: {statistics.median(final):.3f} ({len(final)})")
 
 

@@ -35,6 +35,7 @@ class EphemeralSource:
 class Collected:
     time: float  # seconds since the sources started
     source: int
+    item: int
     worth: float  # the item's worth when it was fetched
 
 
@@ -87,7 +88,7 @@ class EphemeralSources:
             stream.fetched.add(item)
             age = now - stream.arrivals[item]
             worth = stream.worths[item] * math.exp(-stream.spec.mu * age)
-            self.ledger.append(Collected(now, source, worth))
+            self.ledger.append(Collected(now, source, item, worth))
         return True
 
     def collected(self, since: float = 0.0, until: float = math.inf) -> float:
