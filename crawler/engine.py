@@ -5,8 +5,9 @@
 
 Every re-visit period, the sources the re-visit policy chooses join the frontier, ahead
 of their hosts' other URLs (`crawler.revisits`). One TaskGroup holds the dispatcher, the
-visits, the processor, the writer, the re-visit plans and the checkpoints. The engine decides whether to dispatch (the pool policy's target number
-of visits in flight); politeness decides when each host may be asked. A page that
+visits, the processor, the writer, the re-visit plans and the checkpoints. The engine
+decides whether to dispatch (the pool policy's target number of visits in flight);
+politeness decides when each host may be asked. A page that
 meets a full response queue is a loss (Talim et al.): its URL goes back to the frontier.
 """
 
