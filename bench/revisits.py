@@ -54,6 +54,7 @@ class RunResult:
     lag: float  # median seconds from that listing to the item's fetch
     errors: dict[int, list[float]]  # relative rate errors after n re-visits
     final: list[float]  # relative errors of the crawler's own totals at the end
+    worths: list[float]  # the crawler's xi of each source: its items' mean relevance
 
 
 async def run(
@@ -100,6 +101,10 @@ async def run(
                 abs(record.items / record.exposure - spec.arrival_rate) / spec.arrival_rate
                 for i, spec in enumerate(specs)
                 if (record := learned.get(bed.source_url(i))) is not None and record.exposure > 0
+            ],
+            worths=[
+                record.worth_total / max(record.worth_items, 1)
+                for record in (learned[bed.source_url(i)] for i in range(len(specs)))
             ],
         )
     return result
@@ -188,20 +193,34 @@ async def main() -> None:
         for p in POLICIES
     ]
     print("mean " + " ".join(f"{cell:>26}" for cell in means))
-    model = [
-        simulate(
-            [Source(xi / 2, mu, args.rate) for xi, mu in PAPER],
-            budget=1,
-            periods=20_000,
-            policy=policy,
-            stochastic=True,
-            seed=0,
-        ).average_reward
-        for policy in POLICIES
-    ]
-    print("model" + " ".join(f"{value:>26.3f}" for value in model) + "  (eq. 19, rates known)")
-    print("relative error of the learned arrival rate (median over sources and runs):")
     everything = [r for runs in results.values() for r in runs]
+    truth = [Source(xi / 2, mu, args.rate) for xi, mu in PAPER]
+    learned_xi = [statistics.mean(r.worths[i] for r in everything) for i in range(len(PAPER))]
+    believed = [
+        Source(xi, source.mu, source.arrival_rate)
+        for xi, source in zip(learned_xi, truth, strict=True)
+    ]
+    for label, belief in (("rates known", truth), ("the crawler's xi", believed)):
+        model = [
+            simulate(
+                truth,
+                budget=1,
+                periods=20_000,
+                policy=policy,
+                stochastic=True,
+                seed=0,
+                believed=belief,
+            ).average_reward
+            for policy in POLICIES
+        ]
+        print("model" + " ".join(f"{value:>26.3f}" for value in model) + f"  (eq. 19, {label})")
+    print(
+        "the crawler's xi (mean relevance of items): "
+        + ", ".join(f"{xi:.3f}" for xi in learned_xi)
+        + " for "
+        + ", ".join(f"{s.xi:g}" for s in truth)
+    )
+    print("relative error of the learned arrival rate (median over sources and runs):")
     for n in CHECKPOINTS:
         errors = [e for r in everything for e in r.errors[n]]
         if errors:

@@ -194,6 +194,7 @@ def simulate(
     observe: str = "crawled",
     seed: int | None = None,
     start: str = "zero",
+    believed: list[Source] | None = None,
 ) -> Simulation:
     """Run a policy for `periods` periods (T = 1) and average what it collected.
 
@@ -201,6 +202,8 @@ def simulate(
     u; the policy sees the true states every period (`observe="all"`) or only what a
     crawl collects, and otherwise its own expectation (`observe="crawled"`).
     `lspe` learns its thresholds as it goes (`policies.lspe`), from the rewards alone.
+    `believed`: the parameters the policy works from, when they are not the true ones
+    (e.g. a crawler's estimates); the sources behave as `sources` say.
     """
     if policy not in RANKINGS and policy != "lspe":
         known = ", ".join(sorted([*RANKINGS, "lspe"]))
@@ -213,10 +216,16 @@ def simulate(
         raise ValueError("periods and budget must be positive")
     if not sources:
         raise ValueError("there are no sources")
+    believed = sources if believed is None else believed
+    if len(believed) != len(sources):
+        raise ValueError("believed must describe the same number of sources")
     rng = np.random.default_rng(seed)
     alpha = np.array([s.alpha() for s in sources])
     u = np.array([s.u() for s in sources])
     cost = np.array([s.cost for s in sources])
+    # what the policy takes them to be
+    alpha_b = np.array([s.alpha() for s in believed])
+    u_b = np.array([s.u() for s in believed])
     state = np.zeros(len(sources)) if start == "zero" else u.copy()
     estimate = state.copy()
     since_crawl = (
@@ -226,14 +235,19 @@ def simulate(
     )
     rewards = np.zeros(periods)
     crawls = [0] * len(sources)
-    learner = ThresholdLearner(u, alpha) if policy == "lspe" else None
+    learner = ThresholdLearner(u_b, alpha_b) if policy == "lspe" else None
     # drawn up front, so every policy with the same seed meets the same arrivals
     arrivals = period_arrivals(sources, periods, rng) if stochastic else None
     for t in range(periods):
         seen = state if (observe == "all" or not stochastic) else estimate
         if learner is None:
             priorities = RANKINGS[policy](
-                estimates=seen, since_crawl=since_crawl, alpha=alpha, u=u, cost=cost, period=t
+                estimates=seen,
+                since_crawl=since_crawl,
+                alpha=alpha_b,
+                u=u_b,
+                cost=cost,
+                period=t,
             )
         else:  # the sources drawn, those furthest above their thresholds first
             drawn = learner.draw(seen, rng)
@@ -246,7 +260,7 @@ def simulate(
         added = u if arrivals is None else arrivals[t]
         state = np.where(crawled, added, alpha * state + added)
         # the policy's expectation: a crawl saw the state, and the period adds u on average
-        estimate = np.where(crawled, u, alpha * estimate + u)
+        estimate = np.where(crawled, u_b, alpha_b * estimate + u_b)
         since_crawl = np.where(crawled, 1, since_crawl + 1)
         if learner is not None:
             seen_next = state if (observe == "all" or not stochastic) else estimate

@@ -214,3 +214,31 @@ def test_planning_revisits_from_the_time_since_each_visit() -> None:
     assert 208.33 < greedy <= _replay("whittle", 20_000) + 1e-9
     with pytest.raises(ValueError, match="unknown re-visit policy 'lspe'"):
         _replay("lspe", 1)
+
+
+def test_a_policy_working_from_compressed_worths() -> None:
+    # a crawler's relevance scores compress worth: the live crawl of the example measured
+    # xi as 0.108, 0.093, 0.040, 0.019 for 0.5, 0.35, 0.1, 0.04 (bench/revisits.py)
+    believed = [
+        Source(xi=xi, mu=s.mu, arrival_rate=s.arrival_rate)
+        for xi, s in zip((0.216, 0.186, 0.08, 0.038), EXAMPLE, strict=True)
+    ]
+
+    def run(policy: str, belief: list[Source] | None) -> Simulation:
+        return simulate(
+            EXAMPLE,
+            budget=1,
+            periods=10_000,
+            policy=policy,
+            stochastic=True,
+            seed=0,
+            believed=belief,
+        )
+
+    assert run("whittle", EXAMPLE).average_reward == run("whittle", None).average_reward
+    misled = run("whittle", believed)
+    # the index now finds sources 3 and 4 worth a visit one period in five
+    assert misled.crawls_per_source[2] == pytest.approx(1000, abs=5)
+    assert misled.average_reward < run("greedy", believed).average_reward - 10
+    # greedy keeps alternating sources 1 and 2: the order of u / (1 - alpha) is kept
+    assert run("greedy", believed).crawls_per_source[2:] == [0, 0]
