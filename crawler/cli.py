@@ -298,10 +298,20 @@ def _export(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from crawler.collection import format_status, status
+    from crawler.collection import format_sources, format_status, status, top_sources
 
-    report = asyncio.run(status(args.db, relevance_threshold=args.relevance_threshold))
-    print(json.dumps(asdict(report)) if args.json else format_status(report))
+    async def read() -> tuple[Any, Any]:
+        report = await status(args.db, relevance_threshold=args.relevance_threshold)
+        return report, await top_sources(args.db)
+
+    report, sources = asyncio.run(read())
+    if args.json:
+        print(json.dumps({**asdict(report), "top_sources": [asdict(s) for s in sources]}))
+        return 0
+    print(format_status(report))
+    if sources:
+        print("sources publishing the most (as measured by their re-visits)")
+        print(format_sources(sources))
     return 0
 
 

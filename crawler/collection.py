@@ -6,6 +6,7 @@ import csv
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -13,6 +14,7 @@ from sqlalchemy.engine import make_url
 
 import storage
 from crawler.config import DEFAULT_RELEVANCE_THRESHOLD
+from policies.source_rates import change_rates
 
 EXPORT_FIELDS = (
     "url",
@@ -92,6 +94,57 @@ async def status(db: str, *, relevance_threshold: float | None = None) -> storag
             return await storage.crawl_status(connection, relevance_threshold=relevance_threshold)
     finally:
         await engine.dispose()
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSummary:
+    """What a source's re-visits have shown, as measured (no prior)."""
+
+    url: str
+    visits: int  # re-visits
+    arrival_rate: float | None  # new URLs a second
+    change_rate: float | None  # changes a second (Cho & Garcia-Molina)
+    worth: float | None  # mean relevance of its items
+
+
+async def top_sources(db: str, *, limit: int = 10) -> list[SourceSummary]:
+    """The sources that publish the most, by their measured arrival rate."""
+    check_database_exists(db)
+    engine = storage.open_engine(db)
+    try:
+        async with engine.connect() as connection:
+            records = await storage.load_sources(connection)
+    finally:
+        await engine.dispose()
+    summaries = [
+        SourceSummary(
+            url=record.url,
+            visits=record.visits,
+            arrival_rate=record.items / record.exposure if record.exposure > 0 else None,
+            change_rate=(
+                float(change_rates(record.changes, record.visits, record.exposure))
+                if record.visits
+                else None
+            ),
+            worth=record.worth_total / record.worth_items if record.worth_items else None,
+        )
+        for record in records
+    ]
+    summaries.sort(key=lambda s: (s.arrival_rate is None, -(s.arrival_rate or 0.0), s.url))
+    return summaries[:limit]
+
+
+def format_sources(sources: list[SourceSummary]) -> str:
+    def number(value: float | None, digits: int) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    lines = [f"{'new/s':>8} {'changes/s':>9} {'worth':>6} {'visits':>6}  source"]
+    lines.extend(
+        f"{number(s.arrival_rate, 3):>8} {number(s.change_rate, 3):>9} "
+        f"{number(s.worth, 3):>6} {s.visits:>6}  {s.url}"
+        for s in sources
+    )
+    return "\n".join(lines)
 
 
 def format_status(report: storage.CrawlStatus) -> str:

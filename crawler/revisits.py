@@ -12,8 +12,8 @@ enter the frontier and are fetched as discovery, which shares the same fetchers.
 A page becomes a source when it is a seed or links to at least `min_links` pages in
 scope. Its first fetch starts the clock; each re-visit (a conditional GET) adds the new
 URLs it revealed and the time since the visit before, from which Lambda_i is estimated
-(a Poisson rate with a prior); whether the page changed feeds a change-rate estimate
-(Cho & Garcia-Molina) shown beside it.
+(a Poisson rate with a prior); whether the page changed is counted too, for a change-rate
+estimate (Cho & Garcia-Molina) that `crawler status` shows beside it.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import storage
 from crawler.writer import Committed, PageSignature
 from policies import Candidate
 from policies.ephemeral import REVISIT_POLICIES, plan_revisits
-from policies.source_rates import change_rates, mean_worths, poisson_rates
+from policies.source_rates import mean_worths, poisson_rates
 
 PRIOR_WEIGHT = 1.0  # in items: the worth prior is as strong as one scored item
 MAX_ITEMS_TRACKED = 100_000  # new items whose worth is still to be learned
@@ -77,15 +77,6 @@ class RevisitSettings:
             if url.startswith(prefix) and len(prefix) > matched:
                 half_life, matched = seconds, len(prefix)
         return math.log(2.0) / half_life * self.period
-
-
-@dataclass(frozen=True, slots=True)
-class SourceEstimates:
-    url: str
-    arrival_rate: float  # Lambda: new items a second
-    change_rate: float | None  # changes a second, from changed/unchanged alone
-    worth: float  # xi: mean relevance of the items
-    visits: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +211,7 @@ class Revisits:
         ready = [s for s in self.sources.values() if s.url_id not in self._planned]
         if not ready:
             return []
-        rates, _, worths = self._estimate(ready)
+        rates, worths = self._estimate(ready)
         last_visit = np.fromiter((s.last_visit for s in ready), np.float64, len(ready))
         chosen = plan_revisits(
             settings.policy,
@@ -253,31 +244,14 @@ class Revisits:
             decay = self._decays[source.url_id] = self.settings.decay_per_period(source.url)
         return decay
 
-    def estimates(self) -> list[SourceEstimates]:
-        """Each source's learned rates."""
-        sources = list(self.sources.values())
-        rates, changes, worths = self._estimate(sources)
-        return [
-            SourceEstimates(
-                source.url,
-                float(rates[i]),
-                None if source.visits == 0 else float(changes[i]),
-                float(worths[i]),
-                source.visits,
-            )
-            for i, source in enumerate(sources)
-        ]
-
-    def _estimate(
-        self, sources: list[storage.SourceRecord]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Arrival rates (items a second), change rates (a second) and mean worths.
+    def _estimate(self, sources: list[storage.SourceRecord]) -> tuple[np.ndarray, np.ndarray]:
+        """Arrival rates (items a second) and mean worths of the items.
 
         The prior of each is what all sources together have shown (empirical Bayes), so
         a source not yet re-visited looks like the average one and gets its turn.
         """
         if not sources:
-            return np.empty(0), np.empty(0), np.empty(0)
+            return np.empty(0), np.empty(0)
         everything = _totals(list(self.sources.values()))
         pooled_rate = poisson_rates(
             everything["items"].sum(),
@@ -298,14 +272,13 @@ class Revisits:
             prior_rate=float(pooled_rate),
             prior_weight=self.settings.period,  # one period's worth of exposure
         )
-        changes = change_rates(totals["changes"], totals["visits"], totals["exposure"])
         worths = mean_worths(
             totals["worth_total"],
             totals["worth_items"],
             prior_mean=float(pooled_worth),
             prior_weight=PRIOR_WEIGHT,
         )
-        return rates, changes, worths
+        return rates, worths
 
 
 def _totals(sources: list[storage.SourceRecord]) -> dict[str, np.ndarray]:

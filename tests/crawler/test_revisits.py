@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import sys
 from collections import Counter
@@ -12,7 +13,8 @@ import pytest
 from aiohttp import ClientSession
 from prometheus_client import CollectorRegistry
 
-from crawler.collection import format_status, status
+from crawler.cli import main
+from crawler.collection import format_status, status, top_sources
 from crawler.config import ConfigError, build_config
 from crawler.revisits import RevisitSettings
 from crawler.testbed import Testbed
@@ -84,6 +86,30 @@ async def test_sources_are_revisited_and_their_new_items_fetched(db_url: str) ->
     assert (report.sources, report.revisits) == (len(sources), revisits)
     assert report.revisit_items == sum(s.items for s in sources.values())
     assert f"sources         {len(sources)} (re-visited {revisits} times" in format_status(report)
+    # what each source has shown: its items' relevance orders them as their worth does
+    measured = {s.url: s for s in await top_sources(db_url)}
+    first, second = measured[bed.source_url(0)], measured[bed.source_url(1)]
+    assert first.worth is not None
+    assert second.worth is not None
+    assert first.worth > second.worth
+    assert first.change_rate is not None
+    assert first.change_rate > 0
+
+
+async def test_crawler_status_lists_the_sources(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with Testbed(SMALL_WEB, sources=[EphemeralSource(0.5, 0.7, 4.0)]) as bed:
+        await crawl_sources(db_url, bed, policy="whittle", duration=2.0)
+    assert await asyncio.to_thread(main, ["status", "--db", db_url]) == 0
+    out = capsys.readouterr().out
+    assert "sources publishing the most" in out
+    assert bed.source_url(0) in out
+    assert await asyncio.to_thread(main, ["status", "--db", db_url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    top = report["top_sources"][0]
+    assert top["url"] == bed.source_url(0)
+    assert top["arrival_rate"] == pytest.approx(4.0, rel=0.8)
 
 
 async def test_an_unchanged_source_answers_304_and_keeps_its_record(db_url: str) -> None:

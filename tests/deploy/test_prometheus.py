@@ -129,7 +129,8 @@ def test_prometheus_scrapes_the_crawler_and_alerts_when_the_crawl_stalls(
             "    static_configs:\n"
             f'      - targets: ["127.0.0.1:{metrics_port}"]\n'
         )
-        crawler_argv = [sys.executable, "-m", "crawler", "run"]
+        # the image's command, with the console script the package installs
+        crawler_argv = [str(Path(sys.executable).parent / "crawler"), "run"]
         crawler_argv += ["--config", str(tmp_path / "crawl.toml")]
         server_argv = [prometheus, f"--config.file={tmp_path / 'prometheus.yml'}"]
         server_argv += [f"--storage.tsdb.path={tmp_path / 'tsdb'}"]
@@ -149,6 +150,8 @@ def test_prometheus_scrapes_the_crawler_and_alerts_when_the_crawl_stalls(
             wait_for("more fetches", lambda: fetched_ok() > first)
             target = get_json(f"{base}/api/v1/targets")["data"]["activeTargets"][0]
             assert target["health"] == "up"
+            healthcheck = image_healthcheck(metrics_port)
+            assert subprocess.run(healthcheck, timeout=30).returncode == 0
             outcomes = query(base, "crawler_fetches_total")["data"]["result"]
             assert {"ok", "http_error", "robots"} <= {s["metric"]["outcome"] for s in outcomes}
             frontier = query(base, "crawler_frontier_size")["data"]["result"]
@@ -166,6 +169,16 @@ def test_prometheus_scrapes_the_crawler_and_alerts_when_the_crawl_stalls(
             )
             assert alert["labels"]["severity"] == "critical"
             assert "URLs in the frontier" in alert["annotations"]["summary"]
+
+
+def image_healthcheck(port: int) -> list[str]:
+    """The Dockerfile's HEALTHCHECK command, aimed at `port`."""
+    text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", "")
+    found = re.search(r"^HEALTHCHECK .*? CMD (\[.*\])$", text, re.M)
+    assert found is not None
+    argv: list[str] = json.loads(found.group(1).replace(":9410/", f":{port}/"))
+    assert argv[0] == "python"
+    return [sys.executable, *argv[1:]]
 
 
 def check_dashboard_queries(base: str) -> None:
