@@ -27,6 +27,27 @@ EXAMPLE = [
 ]
 
 
+def stochastic(
+    policy: str,
+    *,
+    seed: int,
+    budget: int = 1,
+    observe: str = "all",
+    believed: list[Source] | None = None,
+) -> Simulation:
+    """10,000 periods of eq. (19); by default the policy sees the true states."""
+    return simulate(
+        EXAMPLE,
+        budget=budget,
+        periods=10_000,
+        policy=policy,
+        stochastic=True,
+        observe=observe,
+        seed=seed,
+        believed=believed,
+    )
+
+
 def test_crawling_only_the_best_source_earns_179_79() -> None:
     result = simulate(EXAMPLE, budget=1, periods=500, policy="best", start="u")
     assert result.average_reward == pytest.approx(179.79, abs=0.005)
@@ -61,15 +82,7 @@ def test_round_robin_and_greedy_in_the_deterministic_model() -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_stochastic_model_of_eq_19(seed: int) -> None:
     def run(policy: str, budget: int = 1) -> float:
-        return simulate(
-            EXAMPLE,
-            budget=budget,
-            periods=10_000,
-            policy=policy,
-            stochastic=True,
-            observe="all",
-            seed=seed,
-        ).average_reward
+        return stochastic(policy, seed=seed, budget=budget).average_reward
 
     assert run("round-robin") == pytest.approx(208, abs=1.0)
     assert run("greedy") == pytest.approx(260, abs=1.0)
@@ -79,15 +92,7 @@ def test_the_stochastic_model_of_eq_19(seed: int) -> None:
 
 
 def test_a_policy_that_sees_only_what_it_crawls_still_collects() -> None:
-    blind = simulate(
-        EXAMPLE,
-        budget=1,
-        periods=10_000,
-        policy="whittle",
-        stochastic=True,
-        observe="crawled",
-        seed=4,
-    )
+    blind = stochastic("whittle", seed=4, observe="crawled")
     assert blind.average_reward == pytest.approx(260, abs=1.5)
 
 
@@ -148,20 +153,9 @@ def test_the_learning_scheme_earns_what_the_2019_paper_reports(seed: int) -> Non
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_learning_scheme_in_the_stochastic_model(seed: int) -> None:
-    def run(policy: str) -> Simulation:
-        return simulate(
-            EXAMPLE,
-            budget=1,
-            periods=10_000,
-            policy=policy,
-            stochastic=True,
-            observe="all",
-            seed=seed,
-        )
-
-    learned = run("lspe")
-    assert learned.average_reward > run("round-robin").average_reward + 20
-    assert learned.average_reward < run("whittle").average_reward
+    learned = stochastic("lspe", seed=seed)
+    assert learned.average_reward > stochastic("round-robin", seed=seed).average_reward + 20
+    assert learned.average_reward < stochastic("whittle", seed=seed).average_reward
     # it learns: the last thousand periods earn more than the first thousand
     assert learned.rewards[-1000:].mean() > learned.rewards[:1000].mean() + 20
 
@@ -225,15 +219,8 @@ def test_a_policy_working_from_compressed_worths() -> None:
     ]
 
     def run(policy: str, belief: list[Source] | None) -> Simulation:
-        return simulate(
-            EXAMPLE,
-            budget=1,
-            periods=10_000,
-            policy=policy,
-            stochastic=True,
-            seed=0,
-            believed=belief,
-        )
+        # from its expectations, as a crawler that sees a source only when it visits
+        return stochastic(policy, seed=0, observe="crawled", believed=belief)
 
     assert run("whittle", EXAMPLE).average_reward == run("whittle", None).average_reward
     misled = run("whittle", believed)
