@@ -3,7 +3,14 @@ from __future__ import annotations
 import pytest
 from yarl import URL
 
-from crawler.urls import MAX_URL_LENGTH, BadUrlError, Scope, canonicalize, host_key
+from crawler.urls import (
+    MAX_URL_LENGTH,
+    BadUrlError,
+    Scope,
+    canonicalize,
+    host_key,
+    looks_like_a_trap,
+)
 
 
 @pytest.mark.parametrize(
@@ -60,3 +67,25 @@ def test_scope_takes_hosts_with_their_subdomains_and_a_maximum_depth() -> None:
     assert not scope.allows(URL("http://example.com.evil.net/"))
     assert not scope.allows(URL("http://example.com/"), depth=3)
     assert Scope.of([]).allows(URL("http://anywhere.net/"), depth=100)
+
+
+@pytest.mark.parametrize(
+    ("raw", "canonical"),
+    [
+        ("http://a.test/shop;jsessionid=AB12/item", "http://a.test/shop/item"),
+        ("http://a.test/p?sid=9&x=1", "http://a.test/p?x=1"),
+        ("http://a.test/p?PHPSESSID=9", "http://a.test/p"),
+        ("http://a.test/p?side=9", "http://a.test/p?side=9"),  # only whole names
+        ("http://a.test/p;v=2", "http://a.test/p;v=2"),  # other path parameters stay
+    ],
+)
+def test_session_ids_are_not_part_of_the_address(raw: str, canonical: str) -> None:
+    assert str(canonicalize(raw)) == canonical
+
+
+def test_paths_that_repeat_or_go_too_deep_look_like_traps() -> None:
+    assert not looks_like_a_trap(URL("http://a.test/a/b/a/b/"))
+    assert looks_like_a_trap(URL("http://a.test/a/b/a/b/a/"))
+    assert looks_like_a_trap(URL("http://a.test/" + "/".join(f"d{i}" for i in range(21))))
+    assert not looks_like_a_trap(URL("http://a.test/" + "/".join(f"d{i}" for i in range(20))))
+    assert not Scope.of(["a.test"]).allows(URL("http://a.test/x/x/x"))
