@@ -135,6 +135,10 @@ class Fetcher:
         except FetchError as error:
             if error.outcome is Outcome.PRIVATE_NETWORK:
                 raise
+            if error.outcome is Outcome.TOO_MANY_REDIRECTS:
+                # RFC 9309 2.3.1.2: not reached within five redirects, it is unavailable,
+                # which allows everything (as a 404 does)
+                return 404, None
             return None, None
         text = None
         if response.body is not None:
