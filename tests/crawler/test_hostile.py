@@ -1,0 +1,224 @@
+"""Servers that misbehave on purpose: every URL gets an outcome with a reason, the crawl
+goes on, and no single server holds it."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import time
+
+from aiohttp import web
+
+from tests.crawler.helpers import collection, crawl, html, links, serving, site, text
+
+TIMEOUT = 1.0  # the crawl's total timeout per request, in seconds
+BODY_LIMIT = 4 * 1024 * 1024  # a page of 100,000 links (3.3 MB) fits
+
+
+async def slow_headers(_request: web.Request) -> web.Response:
+    await asyncio.sleep(30)
+    return web.Response(text="late")
+
+
+async def slow_body(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/html"})
+    await response.prepare(request)
+    for _ in range(60):  # a byte every half second
+        await response.write(b"<")
+        await asyncio.sleep(0.5)
+    return response
+
+
+async def hang(_request: web.Request) -> web.Response:
+    await asyncio.Event().wait()
+    raise AssertionError("unreachable")
+
+
+async def truncated(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/html", "Content-Length": "5000"})
+    await response.prepare(request)
+    await response.write(b"<html><body>cut short")
+    assert request.transport is not None
+    request.transport.close()
+    return response
+
+
+async def endless(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/html"})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    chunk = b"<p>" + b"solar " * 10_000 + b"</p>"
+    for _ in range(10_000):  # bounded, for the test's sake: about 600 MB
+        await response.write(chunk)
+    return response
+
+
+BOMB = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9)  # 64 KB -> 64 MB
+
+
+async def gzip_bomb(_request: web.Request) -> web.Response:
+    return web.Response(
+        body=BOMB, headers={"Content-Type": "text/html", "Content-Encoding": "gzip"}
+    )
+
+
+async def mixed_encoding(_request: web.Request) -> web.Response:
+    body = (
+        b"<html><head><title>caf\xc3\xa9 \xe9t\xe9</title></head><body>solar \xff\xfe</body></html>"
+    )
+    return web.Response(body=body, headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+def redirect_to(location: str):  # type: ignore[no-untyped-def]
+    async def handler(_request: web.Request) -> web.Response:
+        return web.Response(status=302, headers={"Location": location})
+
+    return handler
+
+
+HOSTILE = {
+    "/slow-headers": slow_headers,
+    "/slow-body": slow_body,
+    "/hang": hang,
+    "/truncated": truncated,
+    "/endless": endless,
+    "/gzip-bomb": gzip_bomb,
+    "/mixed-encoding": mixed_encoding,
+    "/to-ftp": redirect_to("ftp://example.org/file"),
+    "/to-file": redirect_to("file:///etc/passwd"),
+    "/to-data": redirect_to("data:text/html,<p>hi</p>"),
+    "/to-javascript": redirect_to("javascript:alert(1)"),
+    "/to-metadata": redirect_to("http://169.254.169.254/latest/meta-data/"),
+}
+EXPECTED = {
+    "/slow-headers": "timeout",
+    "/slow-body": "timeout",
+    "/hang": "timeout",
+    "/truncated": "connection_error",
+    "/endless": "too_large",
+    "/gzip-bomb": "too_large",
+    "/mixed-encoding": None,
+    "/to-ftp": "bad_redirect",
+    "/to-file": "bad_redirect",
+    "/to-data": "bad_redirect",
+    "/to-javascript": "bad_redirect",
+    "/to-metadata": "private_network",
+}
+
+
+async def test_misbehaving_servers_get_a_reason_each_and_the_crawl_goes_on(db_url: str) -> None:
+    many = "".join(f'<a href="/p/{i}">solar {i}</a>' for i in range(100_000))
+    long_url = "/x" * 50_000  # a 100 KB URL
+    routes = {
+        "/": html(links(*HOSTILE, "/many-links", "/long-url")),
+        **HOSTILE,
+        "/many-links": html(f"<html><body>{many}</body></html>"),
+        "/long-url": html(links(long_url, "/fine")),
+        "/fine": html(links()),
+    }
+    started = time.monotonic()
+    async with serving(site(routes)) as base:
+        summary = await crawl(
+            db_url,
+            [base],
+            allow_private_networks=False,
+            allowed_networks=("127.0.0.0/8",),
+            # in scope, so the network guard is what refuses the metadata address
+            allowed_domains=("127.0.0.1", "169.254.169.254"),
+            total_timeout=TIMEOUT,
+            max_body_bytes=BODY_LIMIT,
+            max_depth=2,  # the links of /many-links are fetched (404)
+            duration=60,
+        )
+    elapsed = time.monotonic() - started
+    pages = await collection(db_url)
+    for path, error in EXPECTED.items():
+        assert pages[base.rstrip("/") + path].error == error, path
+    assert summary.stop_reason == "frontier exhausted"
+    assert elapsed < 45  # no server held the crawl
+    many_links = pages[base.rstrip("/") + "/many-links"]
+    assert many_links.error is None
+    assert 1_000 <= sum(1 for url in pages if "/p/" in url) <= 5_000  # a page's links are capped
+    assert all(len(url) <= 2048 for url in pages)
+    assert base.rstrip("/") + "/fine" in pages  # the page with the huge link was read
+
+
+async def test_crawler_traps_end(db_url: str) -> None:
+    counter = iter(range(1_000_000))
+
+    async def deeper(request: web.Request) -> web.Response:
+        # relative links on a server that answers every path: /a/, /a/a/, /a/a/a/, ...
+        return web.Response(text=links("a/", "b/a/"), content_type="text/html")
+
+    async def session(request: web.Request) -> web.Response:
+        fresh = next(counter)
+        return web.Response(
+            text=links(f"/shop?sid={fresh}&item=1", f"/shop;jsessionid={fresh}"),
+            content_type="text/html",
+        )
+
+    async def calendar(request: web.Request) -> web.Response:
+        month = int(request.query.get("m", "0")) + 1
+        return web.Response(text=links(f"/cal?m={month}"), content_type="text/html")
+
+    app = site({"/": html(links("/a/", "/shop", "/cal")), "/cal": calendar, "/shop": session})
+    app.router.add_get("/{path:a/.*}", deeper)
+    app.router.add_get("/{path:b/.*}", deeper)
+    async with serving(app) as base:
+        summary = await crawl(db_url, [base], max_depth=25, duration=60)
+    pages = await collection(db_url)
+    assert summary.stop_reason == "frontier exhausted"
+    paths = [url.split("/", 3)[3] for url in pages]
+    # a segment seen a third time marks a trap: /a/a/ and /a/b/a/ are the deepest
+    assert max(path.count("a/") for path in paths if path.startswith(("a/", "b/"))) <= 2
+    assert sum(1 for p in paths if p.startswith(("a/", "b/"))) < 20
+    # session ids are not part of a page's address: /shop is one page
+    assert sorted(p for p in paths if p.startswith("shop")) == ["shop", "shop?item=1"]
+    # an endless calendar ends at the maximum depth
+    assert sum(1 for p in paths if p.startswith("cal")) == 25
+
+
+async def test_hostile_robots_txt(db_url: str) -> None:
+    async def redirect_loop(_request: web.Request) -> web.Response:
+        return web.Response(status=302, headers={"Location": "/robots.txt?again"})
+
+    async def slow(_request: web.Request) -> web.Response:
+        await asyncio.sleep(30)
+        return web.Response(text="User-agent: *\nDisallow:\n")
+
+    huge = "User-agent: *\nDisallow: /secret\n" + "# filler\n" * 2_000_000  # 18 MB
+    cases = {
+        "huge": (text(huge, "text/plain"), {"/open": None, "/secret": "robots"}),
+        "binary": (bytes_handler(bytes(range(256)) * 4096), {"/open": None, "/secret": None}),
+        # RFC 9309: a robots.txt not reached in five redirects is "unavailable": allow all
+        "loop": (redirect_loop, {"/open": None, "/secret": None}),
+        # no answer in time: "unreachable", nothing is fetched; tried again, then given up
+        "slow": (slow, {"/": "deferred"}),
+    }
+    for name, (robots, expected) in cases.items():
+        url = db_url.replace("crawl.db", f"{name}.db")
+        routes = {
+            "/robots.txt": robots,
+            "/": html(links("/open", "/secret")),
+            "/open": html(links()),
+            "/secret": html(links()),
+        }
+        started = time.monotonic()
+        async with serving(site(routes, robots=None)) as base:
+            summary = await crawl(
+                url, [base], total_timeout=TIMEOUT, robots_retry=0.2, max_retries=2, duration=30
+            )
+        pages = await collection(url)
+        assert summary.stop_reason == "frontier exhausted", name
+        assert time.monotonic() - started < 20, name
+        found = {url.removeprefix(base.rstrip("/")): page.error for url, page in pages.items()}
+        assert {path: found.get(path, "missing") for path in expected} == expected, name
+        if name == "slow":
+            assert len(found) == 1  # nothing behind the seed was learned
+
+
+def bytes_handler(body: bytes):  # type: ignore[no-untyped-def]
+    async def handler(_request: web.Request) -> web.Response:
+        return web.Response(body=body, content_type="text/plain")
+
+    return handler
