@@ -12,6 +12,8 @@ from storage.records import (
 )
 from storage.repository import (
     add_urls,
+    best_queued,
+    count_queued,
     crawl_status,
     get_meta,
     iter_export,
@@ -38,6 +40,8 @@ __all__ = [
     "SourceRecord",
     "StorageError",
     "add_urls",
+    "best_queued",
+    "count_queued",
     "crawl_status",
     "create_schema",
     "get_meta",

@@ -45,7 +45,12 @@ class UrlRow(Base):
     fetch_count: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(String(40))
 
-    __table_args__ = (Index("ix_urls_state_id", "state", "id"),)
+    __table_args__ = (
+        Index("ix_urls_state_id", "state", "id"),
+        # reloading a spilled frontier in its order
+        Index("ix_urls_state_score", "state", "score"),
+        Index("ix_urls_state_depth", "state", "depth"),
+    )
 
 
 class PageText(Base):

@@ -147,6 +147,33 @@ async def iter_queued(
         last_id = batch[-1].id
 
 
+async def best_queued(
+    connection: AsyncConnection,
+    *,
+    by_score: bool,
+    limit: int,
+    after: tuple[float, int] | None = None,
+) -> list[QueuedUrl]:
+    """Queued URLs in the frontier's order: highest score first (`by_score`), else
+    shallowest first; ties by id. `after` is the (score or depth, id) of the last one
+    already read."""
+    statement = select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score).where(
+        UrlRow.state == URL_QUEUED
+    )
+    column = UrlRow.score if by_score else UrlRow.depth
+    if after is not None:
+        key, last_id = after
+        beyond = column < key if by_score else column > key
+        statement = statement.where(beyond | ((column == key) & (UrlRow.id > last_id)))
+    order = column.desc() if by_score else column
+    result = await connection.execute(statement.order_by(order, UrlRow.id).limit(limit))
+    return [QueuedUrl(*row) for row in result.all()]
+
+
+async def count_queued(connection: AsyncConnection) -> int:
+    return int(await connection.scalar(select(func.count()).where(UrlRow.state == URL_QUEUED)) or 0)
+
+
 async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -> None:
     if not hosts:
         return
