@@ -37,6 +37,10 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
     "max_body_bytes": {"type": int, "help": "largest body read"},
     "max_redirects": {"type": int, "help": "redirects followed from one URL"},
     "buffer": {"type": int, "help": "pages queued for the processor, at most (K)"},
+    "frontier_memory": {
+        "type": int,
+        "help": "frontier URLs held in memory; the rest wait in the database (default 100000)",
+    },
     "fetchers": {"help": "pool policy: fixed (concurrency), mm1k or mdp"},
     "gamma": {
         "type": float,

@@ -73,6 +73,7 @@ class CrawlConfig:
     robots_ttl: float = DEFAULT_ROBOTS_TTL
     robots_retry: float = DEFAULT_ROBOTS_RETRY
     buffer: int = DEFAULT_BUFFER
+    frontier_memory: int = 100_000  # frontier URLs held in memory; the rest wait in the database
     fetchers: str = DEFAULT_FETCHERS
     gamma: float | None = None  # None: gamma(K) for the current mu (policies.fetcher_pool)
     store_text: bool = True
@@ -113,6 +114,7 @@ class CrawlConfig:
             0.0 <= self.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
         )
         _require(self.buffer >= 2, "buffer", "must hold at least 2 pages")
+        _require(self.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
         _require(
             self.gamma is None or (math.isfinite(self.gamma) and self.gamma > 0),
             "gamma",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+from crawler.frontier_store import BoundedFrontier
 from crawler.metrics import CrawlerMetrics
 from crawler.outcomes import Outcome
 from crawler.politeness import Politeness
@@ -53,6 +54,7 @@ class EngineLimits:
     buffer: int = 16  # K: pages queued for the processor, the one it works on included
     relevance_threshold: float = 0.1
     stop_grace: float = 30.0  # seconds visits in flight get to finish at shutdown
+    frontier_memory: int = 100_000  # candidates held in memory; the rest wait in the database
 
 
 @dataclass(slots=True)
@@ -84,7 +86,7 @@ class Engine:
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.db = db
-        self.frontier = frontier
+        self.frontier = BoundedFrontier(frontier, capacity=limits.frontier_memory)
         self.politeness = politeness
         self.robots = robots
         self.visitor = visitor
@@ -104,6 +106,7 @@ class Engine:
         self._wake = asyncio.Event()
         self._visits: set[asyncio.Task[None]] = set()
         self._processing = 0
+        self._refill: asyncio.Task[None] | None = None
         self._dirty_hosts: set[str] = set()
         visitor.on_host_changed = self._dirty_hosts.add
         visitor.conditional_headers = self.revisits.conditional_headers
@@ -132,7 +135,8 @@ class Engine:
         """Nothing to fetch, nothing under way that could reveal more, no source to re-visit."""
         return (
             not (self.revisits.settings.enabled and self.revisits.sources)
-            and len(self.frontier) == 0
+            and self.frontier.queued == 0
+            and self._refill is None
             and not self._visits
             and self._responses.empty()
             and self._processing == 0
@@ -170,7 +174,7 @@ class Engine:
                 raise storage_errors.exceptions[0] from failures
             raise
         self.summary.seconds = self.clock() - started
-        self.summary.frontier = len(self.frontier)
+        self.summary.frontier = self.frontier.queued
         return self.summary
 
     async def _restore(self) -> None:
@@ -192,10 +196,10 @@ class Engine:
             state = await storage.load_learned_state(connection, SCORER_STATE)
             if state is not None:
                 self.scorer.set_state(state)
-            async for batch in storage.iter_queued(connection):
-                for queued in batch:
-                    self.frontier.push(_candidate(queued))
-        self.metrics.frontier_size.set(len(self.frontier))
+            queued = await storage.count_queued(connection)
+        loaded = await self.frontier.refill(self.db)  # the best of them, up to the bound
+        self.frontier.spilled = queued - loaded
+        self._observe_queues()
         self.metrics.sources.set(len(self.revisits.sources))
 
     async def _drain_visits(self) -> None:
@@ -223,6 +227,8 @@ class Engine:
                 if left <= 0:
                     return "max_pages"
                 room = min(room, left - self.in_flight)
+            if self.frontier.needs_refill() and self._refill is None:
+                self._refill = group.create_task(self._refill_frontier(), name="refill")
             if room > 0:
                 candidate = self.frontier.pop(functools.partial(self._ready, now=now))
                 if candidate is not None:
@@ -240,6 +246,15 @@ class Engine:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
         return "stopped"
+
+    async def _refill_frontier(self) -> None:
+        """Bring spilled URLs back from the database while the frontier runs low."""
+        try:
+            await self.frontier.refill(self.db)
+        finally:
+            self._refill = None
+            self._observe_queues()
+            self._wake.set()
 
     def _ready(self, host: str, *, now: float) -> bool:
         return self.politeness.ready(host, now)
@@ -316,6 +331,7 @@ class Engine:
     def _committed(self, committed: list[Committed]) -> None:
         for item in committed:
             candidate, record = item.write.candidate, item.write.record
+            self.frontier.stored(candidate.url_id)
             children = [_candidate(queued) for queued in item.new_urls]
             for child in children:
                 self.frontier.push(child)
@@ -354,7 +370,8 @@ class Engine:
             self._wake.set()
 
     def _observe_queues(self) -> None:
-        self.metrics.frontier_size.set(len(self.frontier))
+        self.metrics.frontier_size.set(self.frontier.queued)
+        self.metrics.frontier_in_memory.set(len(self.frontier))
         self.metrics.in_flight.set(self.in_flight)
         self.metrics.response_queue.set(self.queue_length)
         self.metrics.write_queue.set(self._writer.pending)

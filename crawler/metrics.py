@@ -53,6 +53,11 @@ class CrawlerMetrics:
         self.frontier_size = Gauge(
             "crawler_frontier_size", "URLs known and not yet fetched", registry=registry
         )
+        self.frontier_in_memory = Gauge(
+            "crawler_frontier_in_memory",
+            "Frontier URLs held in memory (the rest wait in the database)",
+            registry=registry,
+        )
         self.in_flight = Gauge("crawler_fetches_in_flight", "Visits under way", registry=registry)
         self.hosts_waiting = Gauge(
             "crawler_hosts_waiting_politeness",

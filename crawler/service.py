@@ -162,6 +162,7 @@ async def run_crawl(
                 buffer=config.buffer,
                 relevance_threshold=config.relevance_threshold,
                 stop_grace=config.total_timeout + 5.0,
+                frontier_memory=config.frontier_memory,
             ),
         )
         server = None

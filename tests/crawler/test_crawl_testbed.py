@@ -126,3 +126,38 @@ async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path:
             blocker.rollback()
             blocker.close()
     assert stored(path) >= 10  # what was committed is still there
+
+
+async def test_a_frontier_beyond_its_memory_waits_in_the_database(db_url: str) -> None:
+    """With room for 20 URLs in memory, a crawl and its resumption still fetch every
+    reachable page exactly once, and memory holds no more than 20, with the visits in
+    flight that may come back (throttled, deferred, lost at a full queue)."""
+    capacity, concurrency = 20, 6
+    registry = CollectorRegistry()
+    most_in_memory = 0
+
+    async def watch() -> None:
+        nonlocal most_in_memory
+        while True:
+            value = registry.get_sample_value("crawler_frontier_in_memory") or 0
+            most_in_memory = max(most_in_memory, int(value))
+            await asyncio.sleep(0.005)
+
+    async with Testbed(WebSpec(pages=400, hosts=3, seed=3)) as bed:
+        watcher = asyncio.create_task(watch())
+        settings = {
+            "allowed_domains": tuple(bed.hostnames),
+            "frontier_memory": capacity,
+            "concurrency": concurrency,
+        }
+        first = await crawl(db_url, bed.seeds, max_pages=100, registry=registry, **settings)
+        assert first.frontier > capacity  # the rest waited in the database
+        registry = CollectorRegistry()
+        second = await crawl(db_url, bed.seeds, registry=registry, **settings)
+        watcher.cancel()
+    assert second.stop_reason == "frontier exhausted"
+    assert 0 < most_in_memory <= capacity + concurrency
+    pages = await collection(db_url)
+    covered = {p.final_url or p.url for p in pages.values()}
+    assert [page for page in reachable(bed) if bed.page_url(page) not in covered] == []
+    assert all(p.fetch_count == 1 for p in pages.values())

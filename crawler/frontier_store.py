@@ -1,0 +1,127 @@
+"""The frontier in memory up to a bound, the rest in the database.
+
+Every queued URL is a row in the database (state queued) from the moment it is found, so
+memory need not hold them all: beyond `capacity` candidates, new ones are left to the
+database ("spilled") and only counted. Visits in flight that come back (throttled,
+deferred, lost at a full queue) are taken back whatever the count, keeping their tries.
+When the frontier in memory falls below half its capacity, the engine refills it from
+the database in the policy's order (highest score first for best-first, shallowest
+first otherwise), skipping the URLs it already holds or has dispatched and not stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+import storage
+from policies import Candidate, PriorityFrontier
+
+REFILL_BATCH = 5_000  # rows read a query
+
+
+class BoundedFrontier:
+    def __init__(self, policy: PriorityFrontier, *, capacity: int) -> None:
+        if capacity < 2:
+            raise ValueError(f"the frontier's capacity must be at least 2, got {capacity}")
+        self.policy = policy
+        self.capacity = capacity
+        self.by_score = policy.name != "bfs"
+        self.spilled = 0  # queued in the database only (an estimate, corrected by refills)
+        # queued URLs in memory, and those dispatched and not yet stored; re-visits of
+        # stored pages are neither, and are always held
+        self._in_memory: set[int] = set()
+        self._dispatched: set[int] = set()
+        # stored while a refill reads: the rows it read may still say queued
+        self._stored_meanwhile: set[int] | None = None
+
+    def push(self, candidate: Candidate) -> None:
+        """Hold `candidate`, or leave it to the database when memory is full."""
+        url_id = candidate.url_id
+        if candidate.revisit:
+            self.policy.push(candidate)
+        elif url_id in self._in_memory:
+            return  # a refill brought it first
+        elif url_id in self._dispatched:  # put back: throttled, deferred, or a loss
+            self._dispatched.discard(url_id)
+            self._in_memory.add(url_id)
+            self.policy.push(candidate)
+        elif len(self.policy) >= self.capacity:
+            self.spilled += 1
+        else:
+            self._in_memory.add(url_id)
+            self.policy.push(candidate)
+
+    def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
+        candidate = self.policy.pop(is_ready)
+        if candidate is not None and not candidate.revisit:
+            self._in_memory.discard(candidate.url_id)
+            self._dispatched.add(candidate.url_id)
+        return candidate
+
+    def stored(self, url_id: int) -> None:
+        """The URL's visit is in the database: it is no longer queued."""
+        self._dispatched.discard(url_id)
+        if self._stored_meanwhile is not None:
+            self._stored_meanwhile.add(url_id)
+
+    def on_fetched(
+        self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
+    ) -> None:
+        self.policy.on_fetched(candidate, relevance, children)
+
+    def hosts(self) -> Iterator[str]:
+        return self.policy.hosts()
+
+    def __len__(self) -> int:
+        """Candidates in memory."""
+        return len(self.policy)
+
+    @property
+    def queued(self) -> int:
+        """Candidates in memory and in the database only."""
+        return len(self.policy) + self.spilled
+
+    def needs_refill(self) -> bool:
+        return self.spilled > 0 and len(self.policy) < self.capacity // 2
+
+    async def refill(self, db: AsyncEngine) -> int:
+        """Bring queued URLs back from the database, best first, up to the capacity."""
+        stored: set[int] = set()
+        self._stored_meanwhile = stored
+        try:
+            return await self._read_back(db, stored)
+        finally:
+            self._stored_meanwhile = None
+
+    async def _read_back(self, db: AsyncEngine, stored: set[int]) -> int:
+        loaded, after, full, exhausted = 0, None, False, False
+        async with db.connect() as connection:
+            while not (full or exhausted):
+                batch = await storage.best_queued(
+                    connection, by_score=self.by_score, limit=REFILL_BATCH, after=after
+                )
+                for queued in batch:
+                    # new URLs may have filled memory while the database was read
+                    if len(self.policy) >= self.capacity:
+                        full = True
+                        break
+                    if (
+                        queued.id in self._in_memory
+                        or queued.id in self._dispatched
+                        or queued.id in stored
+                    ):
+                        continue
+                    self._in_memory.add(queued.id)
+                    self.policy.push(
+                        Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)
+                    )
+                    loaded += 1
+                exhausted = not full and len(batch) < REFILL_BATCH
+                if batch:
+                    last = batch[-1]
+                    after = (last.score if self.by_score else float(last.depth), last.id)
+        # what the database still holds beyond memory
+        self.spilled = 0 if exhausted else max(self.spilled - loaded, 1)
+        return loaded

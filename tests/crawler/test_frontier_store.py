@@ -1,0 +1,78 @@
+"""The frontier bounded in memory, refilled from a real SQLite database."""
+
+from __future__ import annotations
+
+import storage
+from crawler.frontier_store import BoundedFrontier
+from policies import BestFirst, BreadthFirst, Candidate
+
+
+async def queued_database(db_url: str, count: int):  # type: ignore[no-untyped-def]
+    db = storage.open_engine(db_url)
+    await storage.create_schema(db)
+    async with db.begin() as connection:
+        added = await storage.add_urls(
+            connection,
+            [
+                storage.NewUrl(
+                    f"http://a.test/{i}", "a.test", depth=i % 7, score=(i * 37 % 100) / 100
+                )
+                for i in range(count)
+            ],
+        )
+    return db, added
+
+
+async def store(db, candidate: Candidate) -> None:  # type: ignore[no-untyped-def]
+    async with db.begin() as connection:
+        await storage.record_fetches(
+            connection,
+            [
+                storage.FetchRecord(
+                    candidate.url_id, None, 200, "text/html", 1, 0.5, None, storage.utc_now(), None
+                )
+            ],
+        )
+
+
+async def test_memory_holds_the_best_and_the_database_the_rest(db_url: str) -> None:
+    db, added = await queued_database(db_url, 50)
+    try:
+        frontier = BoundedFrontier(BestFirst(), capacity=10)
+        assert await frontier.refill(db) == 10
+        frontier.spilled = 40
+        best = sorted(added, key=lambda q: (-q.score, q.id))
+        order = []
+        while frontier.queued:
+            if frontier.needs_refill():
+                await frontier.refill(db)
+            candidate = frontier.pop(lambda host: True)
+            assert candidate is not None
+            assert len(frontier) <= 10
+            await store(db, candidate)
+            frontier.stored(candidate.url_id)
+            order.append(candidate.url_id)
+        assert sorted(order) == sorted(q.id for q in added)  # each exactly once
+        assert order[:10] == [q.id for q in best[:10]]  # the best came first
+    finally:
+        await db.dispose()
+
+
+async def test_new_urls_beyond_the_bound_are_counted_and_put_backs_kept(db_url: str) -> None:
+    db, _ = await queued_database(db_url, 5)
+    try:
+        frontier = BoundedFrontier(BreadthFirst(), capacity=3)
+        await frontier.refill(db)
+        # more wait in the database: how many, a later refill finds out
+        assert (len(frontier), frontier.spilled) == (3, 1)
+        first = frontier.pop(lambda host: True)
+        assert first is not None
+        frontier.push(Candidate(999, "http://a.test/new", "a.test", 1, 0.0))
+        frontier.push(Candidate(998, "http://a.test/new2", "a.test", 1, 0.0))
+        assert (len(frontier), frontier.spilled) == (3, 2)
+        frontier.push(first)  # throttled: it comes back although memory is full
+        assert len(frontier) == 4
+        frontier.push(first)  # and only once
+        assert len(frontier) == 4
+    finally:
+        await db.dispose()
