@@ -6,14 +6,17 @@ database ("spilled") and only counted. Visits in flight that come back (throttle
 deferred, lost at a full queue) are taken back whatever the count, keeping their tries.
 When the frontier in memory falls below half its capacity, the engine refills it from
 the database in the policy's order (highest score first for best-first, shallowest
-first otherwise), skipping the URLs it already holds or has dispatched and not stored.
+first otherwise), skipping the URLs it already holds or has dispatched and not stored,
+and taking no more than an even share of the capacity from any one host: politeness
+serves each host in turn, so memory full of a few hosts' URLs would starve the crawl.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
 from policies import Candidate, PriorityFrontier
@@ -96,32 +99,50 @@ class BoundedFrontier:
             self._stored_meanwhile = None
 
     async def _read_back(self, db: AsyncEngine, stored: set[int]) -> int:
-        loaded, after, full, exhausted = 0, None, False, False
         async with db.connect() as connection:
-            while not (full or exhausted):
-                batch = await storage.best_queued(
-                    connection, by_score=self.by_score, limit=REFILL_BATCH, after=after
-                )
-                for queued in batch:
-                    # new URLs may have filled memory while the database was read
-                    if len(self.policy) >= self.capacity:
-                        full = True
-                        break
-                    if (
-                        queued.id in self._in_memory
-                        or queued.id in self._dispatched
-                        or queued.id in stored
-                    ):
-                        continue
-                    self._in_memory.add(queued.id)
-                    self.policy.push(
-                        Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)
-                    )
-                    loaded += 1
-                exhausted = not full and len(batch) < REFILL_BATCH
-                if batch:
-                    last = batch[-1]
-                    after = (last.score if self.by_score else float(last.depth), last.id)
+            hosts = await storage.count_queued_hosts(connection)
+            per_host = Counter(self.policy.host_sizes())
+            # first each host's share; then, if the others ran out, whatever is left
+            share = max(self.capacity // max(hosts, 1), 1)
+            loaded, full = await self._read_pass(connection, stored, per_host, share)
+            if not full:
+                more, full = await self._read_pass(connection, stored, per_host, None)
+                loaded += more
         # what the database still holds beyond memory
-        self.spilled = 0 if exhausted else max(self.spilled - loaded, 1)
+        self.spilled = max(self.spilled - loaded, 1) if full else 0
         return loaded
+
+    async def _read_pass(
+        self,
+        connection: AsyncConnection,
+        stored: set[int],
+        per_host: Counter[str],
+        share: int | None,
+    ) -> tuple[int, bool]:
+        """One scan of the queued URLs in order; (URLs loaded, whether memory is full)."""
+        loaded, after = 0, None
+        while True:
+            batch = await storage.best_queued(
+                connection, by_score=self.by_score, limit=REFILL_BATCH, after=after
+            )
+            for queued in batch:
+                # new URLs may have filled memory while the database was read
+                if len(self.policy) >= self.capacity:
+                    return loaded, True
+                if (
+                    queued.id in self._in_memory
+                    or queued.id in self._dispatched
+                    or queued.id in stored
+                    or (share is not None and per_host[queued.host] >= share)
+                ):
+                    continue
+                per_host[queued.host] += 1
+                self._in_memory.add(queued.id)
+                self.policy.push(
+                    Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)
+                )
+                loaded += 1
+            if len(batch) < REFILL_BATCH:
+                return loaded, len(self.policy) >= self.capacity
+            last = batch[-1]
+            after = (last.score if self.by_score else float(last.depth), last.id)

@@ -92,6 +92,10 @@ class PriorityFrontier:
         """The hosts that have queued candidates."""
         return iter(self._queues)
 
+    def host_sizes(self) -> dict[str, int]:
+        """Queued candidates by host."""
+        return {host: len(queue) for host, queue in self._queues.items()}
+
     def __len__(self) -> int:
         return self._size
 

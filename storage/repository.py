@@ -170,6 +170,12 @@ async def best_queued(
     return [QueuedUrl(*row) for row in result.all()]
 
 
+async def count_queued_hosts(connection: AsyncConnection) -> int:
+    """Hosts with URLs in the frontier."""
+    statement = select(func.count(func.distinct(UrlRow.host))).where(UrlRow.state == URL_QUEUED)
+    return int(await connection.scalar(statement) or 0)
+
+
 async def count_queued(connection: AsyncConnection) -> int:
     return int(await connection.scalar(select(func.count()).where(UrlRow.state == URL_QUEUED)) or 0)
 

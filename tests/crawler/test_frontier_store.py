@@ -76,3 +76,25 @@ async def test_new_urls_beyond_the_bound_are_counted_and_put_backs_kept(db_url: 
         assert len(frontier) == 4
     finally:
         await db.dispose()
+
+
+async def test_a_refill_gives_each_host_its_share_of_memory(db_url: str) -> None:
+    db = storage.open_engine(db_url)
+    await storage.create_schema(db)
+    try:
+        async with db.begin() as connection:
+            # host a has the 30 best URLs, b and c the 10 worst each
+            rows = [storage.NewUrl(f"http://a.test/{i}", "a.test", 1, 0.9) for i in range(30)]
+            for host in ("b.test", "c.test"):
+                rows += [storage.NewUrl(f"http://{host}/{i}", host, 1, 0.1) for i in range(10)]
+            await storage.add_urls(connection, rows)
+        frontier = BoundedFrontier(BestFirst(), capacity=15)
+        await frontier.refill(db)
+        assert frontier.policy.host_sizes() == {"a.test": 5, "b.test": 5, "c.test": 5}
+        # when the other hosts run out, the rest of memory goes to whoever has URLs left
+        small = BoundedFrontier(BestFirst(), capacity=40)
+        await small.refill(db)
+        assert small.policy.host_sizes() == {"a.test": 20, "b.test": 10, "c.test": 10}
+        assert small.spilled == 1  # a has more in the database
+    finally:
+        await db.dispose()
