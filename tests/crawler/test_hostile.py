@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import itertools
 import time
 
+import pytest
 from aiohttp import web
 
-from tests.crawler.helpers import collection, crawl, html, links, serving, site, text
+from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site, text
 
 TIMEOUT = 1.0  # the crawl's total timeout per request, in seconds
 BODY_LIMIT = 4 * 1024 * 1024  # a page of 100,000 links (3.3 MB) fits
@@ -76,6 +78,7 @@ def redirect_to(location: str):  # type: ignore[no-untyped-def]
     return handler
 
 
+QUOTED = "/search?q=%27%3B+DROP+TABLE+urls%3B--&x='; DROP TABLE urls;--"
 HOSTILE = {
     "/slow-headers": slow_headers,
     "/slow-body": slow_body,
@@ -110,7 +113,7 @@ async def test_misbehaving_servers_get_a_reason_each_and_the_crawl_goes_on(db_ur
     many = "".join(f'<a href="/p/{i}">solar {i}</a>' for i in range(100_000))
     long_url = "/x" * 50_000  # a 100 KB URL
     routes = {
-        "/": html(links(*HOSTILE, "/many-links", "/long-url")),
+        "/": html(links(*HOSTILE, "/many-links", "/long-url", QUOTED)),
         **HOSTILE,
         "/many-links": html(f"<html><body>{many}</body></html>"),
         "/long-url": html(links(long_url, "/fine")),
@@ -141,6 +144,8 @@ async def test_misbehaving_servers_get_a_reason_each_and_the_crawl_goes_on(db_ur
     assert 1_000 <= sum(1 for url in pages if "/p/" in url) <= 5_000  # a page's links are capped
     assert all(len(url) <= 2048 for url in pages)
     assert base.rstrip("/") + "/fine" in pages  # the page with the huge link was read
+    # quotes and SQL in a URL are data: stored as canonicalised, no harm done
+    assert any("x=';+DROP+TABLE+urls;--" in url for url in pages)
 
 
 async def test_crawler_traps_end(db_url: str) -> None:
@@ -222,3 +227,39 @@ def bytes_handler(body: bytes):  # type: ignore[no-untyped-def]
         return web.Response(body=body, content_type="text/plain")
 
     return handler
+
+
+async def test_every_request_carries_the_user_agent_and_its_contact(db_url: str) -> None:
+    agents: list[str] = []
+
+    @web.middleware
+    async def record(request: web.Request, handler):  # type: ignore[no-untyped-def]
+        agents.append(request.headers.get("User-Agent", ""))
+        return await handler(request)
+
+    app = site({"/": html(links("/a", "/b")), "/a": html(links()), "/b": html(links())})
+    app.middlewares.append(record)
+    agent = "examplebot/1.0 (+https://example.org/about-our-crawler)"
+    async with serving(app) as base:
+        await crawl(db_url, [base], user_agent=agent)
+    assert len(agents) == 4  # robots.txt and three pages
+    assert set(agents) == {agent}
+
+
+@pytest.mark.parametrize(
+    ("status", "retry_after"), [(429, None), (429, "1"), (503, None), (503, "1")]
+)
+async def test_a_throttling_storm_slows_the_crawler_down(
+    db_url: str, status: int, retry_after: str | None
+) -> None:
+    headers = {} if retry_after is None else {"Retry-After": retry_after}
+    storm = html(links(), status=status, headers=headers)
+    pages = {f"/p{i}": storm for i in range(30)}
+    app = site({"/": html(links(*pages)), **pages})
+    async with serving(app) as base:
+        await crawl(db_url, [base], duration=5.0, max_retries=3)
+    seen = [r for r in app[SEEN].requests if r[0].startswith("/p")]
+    # with no delay set, an unthrottled crawler would send hundreds in 5 s
+    assert 2 <= len(seen) <= 7
+    gaps = [b[1] - a[2] for a, b in itertools.pairwise(seen)]
+    assert min(gaps) >= 0.9  # a second at least between requests to the struggling host

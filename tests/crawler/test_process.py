@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import signal
 import sqlite3
@@ -51,14 +52,19 @@ async def test_kill_9_at_random_moments_then_resume_loses_nothing_and_repeats_no
 ) -> None:
     path = tmp_path / "crawl.db"
     db_url = f"sqlite+aiosqlite:///{path}"
+    rng = random.Random(7)
+    # eight kills, each a few milliseconds after a count of stored pages: mid-fetch,
+    # mid-commit, mid-refill of a frontier that holds 50 URLs in memory
+    kill_points = sorted(rng.sample(range(20, 420), 8))
     async with Testbed(WebSpec(pages=500, hosts=3, seed=11)) as bed:
-        for kill_after in (30, 120, 220):
+        for kill_after in kill_points:
             process = await asyncio.create_subprocess_exec(
-                *run_args(bed, db_url, "--concurrency", "6"),
+                *run_args(bed, db_url, "--concurrency", "6", "--frontier-memory", "50"),
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
             )
             await wait_for_stored(path, kill_after, process)
+            await asyncio.sleep(rng.uniform(0.0, 0.05))
             process.kill()
             assert await process.wait() == -signal.SIGKILL
         final = await asyncio.create_subprocess_exec(
