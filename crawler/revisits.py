@@ -211,15 +211,15 @@ class Revisits:
         ready = [s for s in self.sources.values() if s.url_id not in self._planned]
         if not ready:
             return []
-        rates, worths = self._estimate(ready)
-        last_visit = np.fromiter((s.last_visit for s in ready), np.float64, len(ready))
+        totals = _totals(ready)
+        rates, worths = self._estimate(totals)
         chosen = plan_revisits(
             settings.policy,
             arrival_rate=rates * settings.period,
             xi=worths,
             mu=np.array([self._decay(s) for s in ready]),
             cost=np.array([self.cost_of(s.host) for s in ready]),
-            since_visit=np.maximum(self.wall_clock() - last_visit, 0.0) / settings.period,
+            since_visit=np.maximum(self.wall_clock() - totals["last_visit"], 0.0) / settings.period,
             budget=settings.budget,
         )
         planned = []
@@ -244,14 +244,13 @@ class Revisits:
             decay = self._decays[source.url_id] = self.settings.decay_per_period(source.url)
         return decay
 
-    def _estimate(self, sources: list[storage.SourceRecord]) -> tuple[np.ndarray, np.ndarray]:
-        """Arrival rates (items a second) and mean worths of the items.
+    def _estimate(self, totals: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Arrival rates (items a second) and mean worths of the items of the sources
+        whose `totals` are given.
 
         The prior of each is what all sources together have shown (empirical Bayes), so
         a source not yet re-visited looks like the average one and gets its turn.
         """
-        if not sources:
-            return np.empty(0), np.empty(0)
         everything = _totals(list(self.sources.values()))
         pooled_rate = poisson_rates(
             everything["items"].sum(),
@@ -265,7 +264,6 @@ class Revisits:
             prior_mean=self.settings.prior_worth,
             prior_weight=PRIOR_WEIGHT,
         )
-        totals = _totals(sources)
         rates = poisson_rates(
             totals["items"],
             totals["exposure"],
@@ -285,8 +283,6 @@ def _totals(sources: list[storage.SourceRecord]) -> dict[str, np.ndarray]:
     names = (
         "items",
         "exposure",
-        "changes",
-        "visits",
         "worth_total",
         "worth_items",
         "last_visit",

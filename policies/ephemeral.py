@@ -167,7 +167,7 @@ def plan_revisits(
         raise ValueError(f"unknown re-visit policy {policy!r} (known: {REVISIT_POLICIES})")
     alpha = np.exp(-mu)
     u = arrival_rate * xi / mu * (1.0 - alpha)
-    expected = u / (1.0 - alpha) * (1.0 - alpha**since_visit)
+    expected = rank_greedy(since_crawl=since_visit, alpha=alpha, u=u)
     if policy == "whittle":
         priorities = whittle_indices(expected, alpha=alpha, u=u, cost=cost)
     elif policy == "greedy":

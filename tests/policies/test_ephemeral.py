@@ -164,6 +164,7 @@ def test_the_learned_thresholds_stay_where_the_states_can_be() -> None:
     u = np.array([s.u() for s in EXAMPLE])
     alpha = np.array([s.alpha() for s in EXAMPLE])
     learner = ThresholdLearner(u, alpha)
+    start = learner.q.copy()
     rng = np.random.default_rng(3)
     x = u.copy()
     for _ in range(500):
@@ -175,6 +176,8 @@ def test_the_learned_thresholds_stay_where_the_states_can_be() -> None:
         assert np.all(thresholds >= u - 1e-9)
         assert np.all(thresholds <= u / (1 - alpha) + 1e-9)
         assert np.all((learner.probabilities(x) >= 0) & (learner.probabilities(x) <= 1))
+    # the bounds are not met by standing still: the parameters moved
+    assert not np.allclose(learner.q, start)
 
 
 def _replay(policy: str, periods: int, budget: float = 1) -> float:
