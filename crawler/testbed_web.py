@@ -1,7 +1,9 @@
 """A synthetic topical web with known relevance: the graph and its pages.
 
 Pages belong to hosts. A minority are on the topic, grouped in clusters; each cluster
-has a hub page that is itself barely relevant but links to every member. Off-topic
+has a hub page with little content, as irrelevant as an off-topic page, that links to
+every member. Members link within their cluster (and to its hub), so clusters meet
+through hubs: a crawler that follows only relevant-looking links misses them. Off-topic
 pages link mostly among their own subject, now and then to a hub (with a generic
 anchor) and rarely straight to an on-topic page. Anchors of links to on-topic pages
 often, not always, carry topic words. Text is rendered on request from the page's
@@ -170,6 +172,9 @@ class WebSpec:
     broken_fraction: float = 0.01
     redirect_fraction: float = 0.02  # links that go through a redirect
     private_links: int = 3  # links from each home page into robots-disallowed /private/
+    # hubs have little content: their relevance is as low as an off-topic page's
+    hub_relevance: tuple[float, float] = (0.0, 0.05)
+    cross_links: int = 0  # links from each on-topic page to on-topic pages of other clusters
 
     def __post_init__(self) -> None:
         if self.hosts < 1:
@@ -210,7 +215,7 @@ class TestbedWeb:
 
         relevance = rng.uniform(0.0, 0.08, n).astype(np.float32)
         relevance[on_topic] = rng.uniform(0.45, 0.95, n_on)
-        relevance[hubs] = rng.uniform(0.08, 0.2, n_hubs)
+        relevance[hubs] = rng.uniform(*spec.hub_relevance, n_hubs)
         relevance[broken] = 0.0
         relevance[:h] = 0.05
         self.relevance = relevance
@@ -220,7 +225,7 @@ class TestbedWeb:
         self._build_links(rng)
 
     def _build_links(self, rng: np.random.Generator) -> None:
-        _spec, kind, n = self.spec, self.kind, self.spec.pages
+        spec, kind, n = self.spec, self.kind, self.spec.pages
         by_subject = [
             np.flatnonzero((kind == OFF_TOPIC) & (self.subject == s))
             for s in range(len(TOPIC_NAMES))
@@ -249,7 +254,7 @@ class TestbedWeb:
                 cluster = self.cluster[page]
                 parts = [
                     pick(members[cluster], 5),
-                    pick(self.on_topic, 2),
+                    pick(self.on_topic, spec.cross_links),
                     pick(off_topic, 3),
                     np.array([hub_of_cluster[cluster], self.host[page]]),
                 ]

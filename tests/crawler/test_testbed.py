@@ -12,7 +12,7 @@ import pytest
 from aiohttp import ClientSession
 
 from crawler.testbed import Testbed
-from crawler.testbed_web import BROKEN, HUB, ON_TOPIC, TestbedWeb, WebSpec
+from crawler.testbed_web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
 
 
 def test_the_same_seed_gives_the_same_web_and_another_seed_another() -> None:
@@ -27,11 +27,18 @@ def test_hubs_are_barely_relevant_but_lead_to_relevant_pages() -> None:
     web = TestbedWeb(WebSpec(pages=4000))
     hubs = np.flatnonzero(web.kind == HUB)
     on_topic = web.kind == ON_TOPIC
-    assert 0.08 <= web.relevance[hubs].max() <= 0.2
+    off_topic = web.kind == OFF_TOPIC
+    # a hub has little content: it looks no more relevant than an off-topic page
+    assert web.relevance[hubs].max() <= 0.05 < web.relevance[off_topic].max()
     assert on_topic.mean() == pytest.approx(0.12, abs=0.01)
     for hub in hubs[:10]:
         assert on_topic[web.links_of(hub)].mean() > 0.7
     assert (web.relevance[on_topic] >= 0.45).all()
+    # clusters meet only through hubs: members link to no other cluster's members
+    for page in np.flatnonzero(on_topic)[:50]:
+        targets = web.links_of(page)
+        linked = targets[on_topic[targets]]
+        assert (web.cluster[linked] == web.cluster[page]).all()
 
 
 def test_the_spec_refuses_a_web_too_small_for_its_hosts() -> None:
