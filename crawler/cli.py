@@ -15,6 +15,7 @@ from typing import Any
 from crawler import __version__
 from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
 from policies import frontier_policy_names
+from policies.traversals import TRAVERSAL_POLICIES
 
 log = logging.getLogger("crawler")
 
@@ -212,6 +213,36 @@ def build_parser() -> argparse.ArgumentParser:
     sources.add_argument("--seed", type=int)
     sources.add_argument("--start", choices=("zero", "u"), default="zero")
     sources.add_argument("--json", action="store_true", help="one JSON object")
+
+    experiment = commands.add_parser("experiment", help="replay crawls over a known graph")
+    experiments = experiment.add_subparsers(dest="experiment", required=True)
+    traversals = experiments.add_parser(
+        "traversals",
+        help="P / upper bound of repeated traversals of one graph (O'Meara & Patel, Fig. 3)",
+    )
+    traversals.add_argument(
+        "--graph",
+        required=True,
+        help="'testbed' (the testbed's web) or a directory with pages.tsv, links.tsv, seeds.txt",
+    )
+    traversals.add_argument("--pages", type=int, default=5_000, help="the testbed's size")
+    traversals.add_argument("--web-seed", type=int, default=0, help="the testbed's seed")
+    traversals.add_argument("--traversals", type=int, required=True)
+    traversals.add_argument("--policy", required=True, choices=TRAVERSAL_POLICIES)
+    traversals.add_argument(
+        "--state",
+        choices=("discoverer", "links"),
+        default="discoverer",
+        help="qlearning's state: the discovering page (the paper's) or the link's features",
+    )
+    traversals.add_argument("--gamma", type=float, default=0.5, help="discount")
+    traversals.add_argument("--step", type=float, default=0.5, help="initial step size")
+    traversals.add_argument("--epsilon", type=float, default=0.1, help="initial exploration")
+    traversals.add_argument(
+        "--epsilon-decay", type=float, default=0.9, help="exploration's factor a traversal"
+    )
+    traversals.add_argument("--seed", type=int, default=0)
+    traversals.add_argument("--json", action="store_true", help="one JSON object")
 
     demo = commands.add_parser("demo", help="crawl a local testbed for a few seconds")
     demo.add_argument("--duration", type=float, default=20.0)
@@ -475,6 +506,54 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _experiment(args: argparse.Namespace) -> int:
+    from crawler.ground_truth import GraphFormatError, read_graph, testbed_graph
+    from crawler.testbed_web import WebSpec
+    from policies.qlearning import LearningSettings
+    from policies.traversals import run_traversals
+
+    try:
+        settings = LearningSettings(
+            gamma=args.gamma,
+            step=args.step,
+            epsilon=args.epsilon,
+            epsilon_decay=args.epsilon_decay,
+        )
+        if args.graph == "testbed":
+            graph = testbed_graph(WebSpec(pages=args.pages, seed=args.web_seed))
+        else:
+            graph = read_graph(Path(args.graph))
+        if not args.json:
+            print(f"graph: {graph.pages} pages, {graph.links} links, {len(graph.seeds)} seeds")
+        report = run_traversals(
+            graph,
+            args.policy,
+            args.traversals,
+            settings=settings,
+            state=args.state,
+            seed=args.seed,
+            on_traversal=None
+            if args.json
+            else lambda number, ratio: print(f"traversal {number + 1}: P / upper {ratio:.4f}"),
+        )
+    except (ValueError, GraphFormatError) as error:
+        raise ConfigError(str(error)) from None
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "policy": report.policy,
+                    "state": args.state if args.policy == "qlearning" else None,
+                    "p_over_upper": report.p_over_upper,
+                    "reachable_pages": report.reachable_pages,
+                    "links": report.links,
+                    "upper_bound": report.upper_bound,
+                }
+            )
+        )
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     from crawler.demo import run_demo
 
@@ -494,6 +573,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "demo": _demo,
         "plan": _plan,
         "simulate": _simulate,
+        "experiment": _experiment,
     }
     try:
         return handlers[args.command](args)

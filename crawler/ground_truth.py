@@ -1,0 +1,95 @@
+"""Known graphs for replayed crawls: the testbed's web, or a directory of files in the
+testbed's ground-truth format (`crawler testbed --ground-truth DIR` writes one):
+`pages.tsv` (url, relevance), `links.tsv` (src, dst), `seeds.txt` (one URL a line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from crawler.testbed_web import TestbedWeb, WebSpec
+from policies.link_graph import LinkGraph
+
+
+class GraphFormatError(ValueError):
+    """A ground-truth file that cannot be read as a graph; the message names where."""
+
+
+def testbed_graph(spec: WebSpec) -> LinkGraph:
+    """The testbed's web as a graph, seeded at its first home page as a crawl of it is."""
+    web = TestbedWeb(spec)
+    pages = spec.pages
+    sources = np.repeat(np.arange(pages), np.diff(web.link_start))
+    return LinkGraph.from_arrays(
+        web.relevance.astype(np.float64), sources, web.link_target, web.host, np.array([0])
+    )
+
+
+def read_graph(directory: Path) -> LinkGraph:
+    """Read a ground-truth directory. Links to pages pages.tsv does not list are dropped:
+    their relevance is unknown."""
+    directory = Path(directory)
+    for name in ("pages.tsv", "links.tsv", "seeds.txt"):
+        if not (directory / name).is_file():
+            raise GraphFormatError(f"{directory / name}: missing (the graph needs it)")
+    ids: dict[str, int] = {}
+    relevance: list[float] = []
+    for where, (url, value) in _rows(directory / "pages.tsv"):
+        try:
+            score = float(value)
+        except ValueError:
+            score = -1.0
+        if not 0 <= score < float("inf"):
+            raise GraphFormatError(f"{where}: relevance {value!r} is not a finite number >= 0")
+        if url in ids:
+            raise GraphFormatError(f"{where}: {url} is listed twice")
+        ids[url] = len(relevance)
+        relevance.append(score)
+    if not relevance:
+        raise GraphFormatError(f"{directory / 'pages.tsv'}: lists no pages")
+    sources: list[int] = []
+    targets: list[int] = []
+    for _where, (src, dst) in _rows(directory / "links.tsv"):
+        a, b = ids.get(src), ids.get(dst)
+        if a is not None and b is not None:
+            sources.append(a)
+            targets.append(b)
+    seeds = []
+    lines = (directory / "seeds.txt").read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        url = line.strip()
+        if url and url not in ids:
+            raise GraphFormatError(f"{directory / 'seeds.txt'}:{number}: {url} is not in pages.tsv")
+        if url:
+            seeds.append(ids[url])
+    if not seeds:
+        raise GraphFormatError(f"{directory / 'seeds.txt'}: lists no seeds")
+    hosts: dict[str, int] = {}
+    host = [hosts.setdefault(urlsplit(url).netloc.lower(), len(hosts)) for url in ids]
+    return LinkGraph.from_arrays(
+        np.array(relevance),
+        np.array(sources, dtype=np.int64),
+        np.array(targets, dtype=np.int64),
+        np.array(host),
+        np.array(seeds),
+    )
+
+
+def _rows(path: Path) -> Iterator[tuple[str, tuple[str, str]]]:
+    """(where, fields) of each line of a two-column TSV file after its header."""
+    with path.open(encoding="utf-8") as lines:
+        next(lines, None)
+        for number, line in enumerate(lines, 2):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            fields = line.split("\t")
+            if len(fields) != 2:
+                raise GraphFormatError(
+                    f"{path}:{number}: expected 2 tab-separated fields, found {len(fields)}"
+                )
+            yield f"{path}:{number}", (fields[0], fields[1])

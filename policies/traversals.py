@@ -1,0 +1,292 @@
+"""Crawls replayed over a known graph, traversal after traversal (O'Meara & Patel, Section 6).
+
+Each traversal starts from the seeds with nothing fetched and fetches, one page a step,
+until every reachable page is fetched; a page is known once a fetched page links to
+it. The schedule's P (eq. 3, freshness 1) is reported as a fraction of the upper bound.
+Learning policies keep what they learned from one traversal to the next.
+
+Policies:
+- `bfs`: shallowest first, then in order of discovery;
+- `best-first`: the paper's fringe greedy, the known page of highest relevance first
+  (given each page's true relevance, as the paper's was: an oracle of the next reward);
+- `random`: a uniformly chosen known page;
+- `qlearning`: the Whittle index of eq. (9)-(10), the state the discovering page
+  (`state="discoverer"`, the paper's) or the link's features (`state="links"`; the
+  link's estimated relevance is its true relevance, as best-first is given).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from policies.link_graph import LinkGraph
+from policies.qlearning import DiscovererTable, LearningSettings, LinkValueModel, link_features
+from policies.quality import schedule_performance, upper_bound
+
+TRAVERSAL_POLICIES = ("qlearning", "best-first", "bfs", "random")
+STATES = ("discoverer", "links")
+REORDER_EVERY = 100  # fetches between re-ranking the frontier by a generalising model
+
+
+@dataclass(frozen=True)
+class TraversalReport:
+    policy: str
+    p_over_upper: list[float]
+    reachable_pages: int
+    links: int
+    upper_bound: float
+
+
+class _Replay:
+    """The state of one traversal: what is known, fetched, and queued by priority."""
+
+    def __init__(self, graph: LinkGraph) -> None:
+        n = graph.pages
+        self.graph = graph
+        self.known = np.zeros(n, dtype=bool)
+        self.fetched = np.zeros(n, dtype=bool)
+        self.discoverer = np.full(n, -1, dtype=np.int64)
+        self.depth = np.zeros(n, dtype=np.int64)
+        self.heap: list[tuple[float, int, int]] = []
+        self.taken_out_of_order = 0  # heap entries fetched by exploration, still in the heap
+        self.sequence = 0
+
+    def push(self, page: int, priority: float) -> None:
+        heapq.heappush(self.heap, (-priority, self.sequence, page))
+        self.sequence += 1
+
+    def take(self, rng: np.random.Generator, explore: bool) -> int | None:
+        """Fetch the best known page, or with `explore` a random one; None when done."""
+        heap, fetched = self.heap, self.fetched
+        if explore:
+            while len(heap) > self.taken_out_of_order:
+                page = heap[int(rng.integers(len(heap)))][2]
+                if not fetched[page]:
+                    fetched[page] = True
+                    self.taken_out_of_order += 1
+                    if 2 * self.taken_out_of_order > len(heap):
+                        self._compact()
+                    return page
+        while heap:
+            page = heapq.heappop(heap)[2]
+            if not fetched[page]:
+                fetched[page] = True
+                return page
+            self.taken_out_of_order -= 1
+        return None
+
+    def reorder(self, priorities: Callable[[np.ndarray], np.ndarray]) -> None:
+        pages = np.array(
+            [page for _, _, page in self.heap if not self.fetched[page]], dtype=np.int64
+        )
+        keys = priorities(pages) if len(pages) else np.zeros(0)
+        self.heap = [
+            (-float(k), i, int(p)) for i, (k, p) in enumerate(zip(keys, pages, strict=True))
+        ]
+        heapq.heapify(self.heap)
+        self.taken_out_of_order = 0
+
+    def _compact(self) -> None:
+        self.heap = [entry for entry in self.heap if not self.fetched[entry[2]]]
+        heapq.heapify(self.heap)
+        self.taken_out_of_order = 0
+
+
+class _Orderer:
+    """How a policy ranks known pages and what it learns from each fetch."""
+
+    learns = False
+    reorders = False
+
+    def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def learn(
+        self, replay: _Replay, page: int, new: np.ndarray, new_priorities: np.ndarray
+    ) -> None:
+        """Called after `page` is fetched and its `new` children pushed."""
+
+
+class _BreadthFirst(_Orderer):
+    def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
+        return -replay.depth[pages].astype(np.float64)
+
+
+class _BestFirst(_Orderer):
+    def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
+        return replay.graph.relevance[pages]
+
+
+class _Random(_Orderer):
+    def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
+        return np.zeros(len(pages))
+
+
+class _DiscovererQ(_Orderer):
+    learns = True
+
+    def __init__(self, settings: LearningSettings) -> None:
+        self.table = DiscovererTable(settings)
+
+    def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
+        index = self.table.index
+        return np.array(
+            [
+                index(page, parent)
+                for page, parent in zip(
+                    pages.tolist(), replay.discoverer[pages].tolist(), strict=True
+                )
+            ]
+        )
+
+    def learn(
+        self, replay: _Replay, page: int, new: np.ndarray, new_priorities: np.ndarray
+    ) -> None:
+        reward = float(replay.graph.relevance[page])
+        self.table.update(page, int(replay.discoverer[page]), reward, float(new_priorities.sum()))
+
+
+class _LinkQ(_Orderer):
+    """The generalising state; the host's harvest is learned within the traversal."""
+
+    learns = True
+    reorders = True
+
+    def __init__(self, settings: LearningSettings, graph: LinkGraph) -> None:
+        self.model = LinkValueModel(settings)
+        self.features = np.zeros((graph.pages, 5), dtype=np.int32)
+        self.host_sum = np.zeros(int(graph.host.max()) + 1)
+        self.host_count = np.zeros_like(self.host_sum)
+
+    def start(self, replay: _Replay) -> None:
+        self.host_sum[:] = 0
+        self.host_count[:] = 0
+        seeds = replay.graph.seeds
+        self.features[seeds] = self._features(replay, seeds, parent=None, revealed=len(seeds))
+
+    def _features(
+        self, replay: _Replay, pages: np.ndarray, parent: int | None, revealed: int
+    ) -> np.ndarray:
+        graph = replay.graph
+        hosts = graph.host[pages]
+        harvest = (self.host_sum[hosts] + 0.1) / (self.host_count[hosts] + 1)
+        parent_relevance = np.nan if parent is None else graph.relevance[parent]
+        return link_features(
+            graph.relevance[pages], parent_relevance, revealed, replay.depth[pages], harvest
+        )
+
+    def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
+        return self.model.values(self.features[pages], replay.graph.relevance[pages])
+
+    def learn(
+        self, replay: _Replay, page: int, new: np.ndarray, new_priorities: np.ndarray
+    ) -> None:
+        graph = replay.graph
+        reward = float(graph.relevance[page])
+        host = graph.host[page]
+        self.host_sum[host] += reward
+        self.host_count[host] += 1
+        target = self.model.target(reward, self.features[new], graph.relevance[new])
+        self.model.update(self.features[page], reward, target)
+
+    def describe_new(self, replay: _Replay, page: int, new: np.ndarray) -> None:
+        self.features[new] = self._features(replay, new, parent=page, revealed=len(new))
+
+
+def traverse(
+    graph: LinkGraph, orderer: _Orderer, rng: np.random.Generator, *, epsilon: float
+) -> np.ndarray:
+    """One traversal: the pages in the order fetched."""
+    replay = _Replay(graph)
+    seeds = graph.seeds
+    replay.known[seeds] = True
+    if isinstance(orderer, _LinkQ):
+        orderer.start(replay)
+    for page, priority in zip(
+        seeds.tolist(), orderer.priorities(replay, seeds).tolist(), strict=True
+    ):
+        replay.push(page, priority)
+    order: list[int] = []
+    explore_all = isinstance(orderer, _Random)
+    while True:
+        page = replay.take(rng, explore_all or (epsilon > 0 and rng.random() < epsilon))
+        if page is None:
+            break
+        order.append(page)
+        if isinstance(orderer, _LinkQ):
+            orderer.model.fetched(float(orderer.priorities(replay, np.array([page]))[0]))
+        links = graph.links_of(page)
+        new = links[~replay.known[links]].astype(np.int64)
+        replay.known[new] = True
+        replay.discoverer[new] = page
+        replay.depth[new] = replay.depth[page] + 1
+        if isinstance(orderer, _LinkQ):
+            orderer.describe_new(replay, page, new)
+        priorities = orderer.priorities(replay, new)
+        for child, priority in zip(new.tolist(), priorities.tolist(), strict=True):
+            replay.push(child, priority)
+        if orderer.learns:
+            orderer.learn(replay, page, new, priorities)
+        if orderer.reorders and len(order) % REORDER_EVERY == 0:
+            replay.reorder(lambda pages: orderer.priorities(replay, pages))
+    return np.array(order, dtype=np.int64)
+
+
+def make_orderer(
+    policy: str, graph: LinkGraph, settings: LearningSettings, state: str = "discoverer"
+) -> _Orderer:
+    if policy == "bfs":
+        return _BreadthFirst()
+    if policy == "best-first":
+        return _BestFirst()
+    if policy == "random":
+        return _Random()
+    if policy == "qlearning":
+        if state == "discoverer":
+            return _DiscovererQ(settings)
+        if state == "links":
+            return _LinkQ(settings, graph)
+        raise ValueError(f"unknown state representation {state!r} (known: {', '.join(STATES)})")
+    raise ValueError(
+        f"unknown traversal policy {policy!r} (known: {', '.join(TRAVERSAL_POLICIES)})"
+    )
+
+
+def run_traversals(
+    graph: LinkGraph,
+    policy: str,
+    traversals: int,
+    *,
+    settings: LearningSettings | None = None,
+    state: str = "discoverer",
+    seed: int = 0,
+    on_traversal: Callable[[int, float], None] | None = None,
+) -> TraversalReport:
+    """P / upper bound of each of `traversals` replayed crawls of `graph`."""
+    if traversals < 1:
+        raise ValueError(f"traversals must be at least 1, got {traversals}")
+    settings = settings or LearningSettings()
+    orderer = make_orderer(policy, graph, settings, state)
+    reachable = graph.reachable()
+    total = float(graph.relevance[reachable].sum())
+    best = upper_bound(graph.relevance[reachable])
+    rng = np.random.default_rng(seed)
+    ratios = []
+    for number in range(traversals):
+        epsilon = settings.epsilon_at(number) if orderer.learns else 0.0
+        order = traverse(graph, orderer, rng, epsilon=epsilon)
+        ratio = schedule_performance(graph.relevance[order], total) / best if best > 0 else 0.0
+        ratios.append(ratio)
+        if on_traversal is not None:
+            on_traversal(number, ratio)
+    return TraversalReport(
+        policy=policy,
+        p_over_upper=ratios,
+        reachable_pages=int(reachable.sum()),
+        links=graph.links,
+        upper_bound=best,
+    )
