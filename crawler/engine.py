@@ -43,6 +43,7 @@ CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
 GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
 MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 SCORER_STATE = "relevance.document_frequency"
+FRONTIER_STATE = "frontier.{policy}"  # a learning frontier policy's state
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,6 +164,8 @@ class Engine:
                 checkpoints.cancel()
                 revisits.cancel()
                 await self.pool.close()
+                # what the last pages taught is in the state saved
+                await self._writer.drained()
                 self._writer.put(self._state_write())
                 self._writer.close()
                 await writer
@@ -196,6 +199,12 @@ class Engine:
             state = await storage.load_learned_state(connection, SCORER_STATE)
             if state is not None:
                 self.scorer.set_state(state)
+            policy = self.frontier.policy
+            state = await storage.load_learned_state(
+                connection, FRONTIER_STATE.format(policy=policy.name)
+            )
+            if state is not None:
+                policy.set_state(state)
             queued = await storage.count_queued(connection)
         loaded = await self.frontier.refill(self.db)  # the best of them, up to the bound
         self.frontier.spilled = queued - loaded
@@ -333,10 +342,10 @@ class Engine:
             candidate, record = item.write.candidate, item.write.record
             self.frontier.stored(candidate.url_id)
             children = [_candidate(queued) for queued in item.new_urls]
-            for child in children:
-                self.frontier.push(child)
             relevance = 0.0 if record is None else record.relevance or 0.0
             self.frontier.on_fetched(candidate, relevance, children)
+            for child in children:
+                self.frontier.push(child)
             self.metrics.links_discovered.inc(len(children))
             self._observe_revisit(item)
         self.metrics.pages_stored.inc(len(committed))
@@ -413,8 +422,16 @@ class Engine:
         return StateWrite(
             hosts=hosts,
             sources=self.revisits.take_dirty(),
-            learned={SCORER_STATE: self.scorer.get_state()},
+            learned=self._learned_state(),
         )
+
+    def _learned_state(self) -> dict[str, bytes]:
+        learned = {SCORER_STATE: self.scorer.get_state()}
+        policy = self.frontier.policy
+        state = policy.get_state()
+        if state is not None:
+            learned[FRONTIER_STATE.format(policy=policy.name)] = state
+        return learned
 
 
 def _candidate(queued: storage.QueuedUrl) -> Candidate:

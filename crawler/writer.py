@@ -77,6 +77,8 @@ class StorageWriter:
         self.batch_size = batch_size
         self._queue: asyncio.Queue[WriteItem | None] = asyncio.Queue()
         self._pending = 0  # items put and not yet committed
+        self._drained = asyncio.Event()  # set while nothing is pending
+        self._drained.set()
 
     @property
     def pending(self) -> int:
@@ -84,7 +86,12 @@ class StorageWriter:
 
     def put(self, item: WriteItem) -> None:
         self._pending += 1
+        self._drained.clear()
         self._queue.put_nowait(item)
+
+    async def drained(self) -> None:
+        """Wait until everything put is committed and its callback has run."""
+        await self._drained.wait()
 
     def close(self) -> None:
         """Write what is queued, then stop."""
@@ -127,6 +134,8 @@ class StorageWriter:
             raise storage.StorageError(f"cannot write to the database: {error}") from error
         self._pending -= len(batch)
         self.on_committed(_attribute(pages, new_urls))
+        if self._pending == 0:
+            self._drained.set()
 
 
 def _attribute(pages: list[PageWrite], new_urls: list[storage.QueuedUrl]) -> list[Committed]:

@@ -86,7 +86,35 @@ class PriorityFrontier:
     def on_fetched(
         self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
     ) -> None:
-        """What fetching `candidate` found; the baselines learn nothing from it."""
+        """What fetching `candidate` found, told before its new `children` are pushed;
+        the baselines learn nothing from it."""
+
+    def priorities(self, candidates: Sequence[Candidate]) -> Sequence[float]:
+        """The priorities of many candidates (a policy may compute them at once)."""
+        return [self.priority(candidate) for candidate in candidates]
+
+    def reprioritize(self) -> None:
+        """Recompute every queued candidate's priority (a learning policy's changed),
+        keeping ties in the order they came."""
+        entries = [entry for queue in self._queues.values() for entry in queue]
+        candidates = [entry[2] for entry in entries]
+        keys = self.priorities(candidates)
+        self._queues = {}
+        for (_, sequence, candidate), priority in zip(entries, keys, strict=True):
+            key = -math.inf if candidate.revisit else -float(priority)
+            self._queues.setdefault(candidate.host, []).append((key, sequence, candidate))
+        self._heads = []
+        for host, queue in self._queues.items():
+            heapq.heapify(queue)
+            self._heads.append((queue[0][0], queue[0][1], host))
+        heapq.heapify(self._heads)
+
+    def get_state(self) -> bytes | None:
+        """What the policy learned, to save; None for a policy that learns nothing."""
+        return None
+
+    def set_state(self, state: bytes) -> None:
+        """Bring back what `get_state` saved."""
 
     def hosts(self) -> Iterator[str]:
         """The hosts that have queued candidates."""

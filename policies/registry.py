@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from policies.frontier import BestFirst, BreadthFirst, PriorityFrontier
+from policies.qlearning import QLearningFrontier
 
 _FRONTIER_POLICIES: dict[str, Callable[..., PriorityFrontier]] = {}
 
@@ -31,3 +32,4 @@ def make_frontier_policy(name: str, **kwargs: Any) -> PriorityFrontier:
 
 register_frontier_policy(BreadthFirst.name, BreadthFirst)
 register_frontier_policy(BestFirst.name, BestFirst)
+register_frontier_policy(QLearningFrontier.name, QLearningFrontier)
