@@ -9,8 +9,8 @@ from pathlib import Path
 import storage
 from crawler.testbed import Testbed
 from crawler.testbed_web import WebSpec
-from tests.crawler.test_crawl_testbed import harvest
 from tests.crawler.helpers import crawl
+from tests.crawler.test_crawl_testbed import harvest
 
 STATE = "frontier.qlearning"
 
