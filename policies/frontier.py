@@ -97,12 +97,15 @@ class PriorityFrontier:
         """Recompute every queued candidate's priority (a learning policy's changed),
         keeping ties in the order they came."""
         entries = [entry for queue in self._queues.values() for entry in queue]
-        candidates = [entry[2] for entry in entries]
-        keys = self.priorities(candidates)
+        revisits = [entry for entry in entries if entry[2].revisit]  # due now, keep first
+        discoveries = [entry for entry in entries if not entry[2].revisit]
+        keys = self.priorities([entry[2] for entry in discoveries])
         self._queues = {}
-        for (_, sequence, candidate), priority in zip(entries, keys, strict=True):
-            key = -math.inf if candidate.revisit else -float(priority)
-            self._queues.setdefault(candidate.host, []).append((key, sequence, candidate))
+        for _, sequence, candidate in revisits:
+            self._queues.setdefault(candidate.host, []).append((-math.inf, sequence, candidate))
+        for (_, sequence, candidate), priority in zip(discoveries, keys, strict=True):
+            entry = (-float(priority), sequence, candidate)
+            self._queues.setdefault(candidate.host, []).append(entry)
         self._heads = []
         for host, queue in self._queues.items():
             heapq.heapify(queue)

@@ -191,9 +191,13 @@ def test_reranking_follows_the_model_and_keeps_hosts_apart() -> None:
     frontier.push(candidate(1, 0.2, host="a"))
     frontier.push(candidate(2, 0.4, host="b"))
     frontier.push(candidate(3, 0.1, host="a"))
+    due = Candidate(4, "http://a/source", "a", 0, 0.0, revisit=True)
+    frontier.push(due)
     frontier.model.weights[:] = 0.0
     frontier.reprioritize()
-    assert len(frontier) == 3
+    assert len(frontier) == 4
+    assert frontier.pop(lambda host: host == "a") is due  # a re-visit stays first
+    assert 4 not in frontier._features  # and is not valued as a discovery
     assert frontier.pop(lambda host: host == "a").url_id == 1
     assert frontier.pop(lambda host: True).url_id == 2
     assert frontier.pop(lambda host: True).url_id == 3
