@@ -15,6 +15,8 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -89,9 +91,9 @@ class PriorityFrontier:
         """What fetching `candidate` found, told before its new `children` are pushed;
         the baselines learn nothing from it."""
 
-    def priorities(self, candidates: Sequence[Candidate]) -> Sequence[float]:
+    def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The priorities of many candidates (a policy may compute them at once)."""
-        return [self.priority(candidate) for candidate in candidates]
+        return np.array([self.priority(candidate) for candidate in candidates], dtype=float)
 
     def reprioritize(self) -> None:
         """Recompute every queued candidate's priority (a learning policy's changed),

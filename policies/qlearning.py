@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from policies.frontier import Candidate, PriorityFrontier
 
@@ -118,11 +119,11 @@ FEATURES = int(_OFFSETS[-1] + _PARENT_BINS)  # + host harvest
 
 
 def link_features(
-    score: np.ndarray,
-    parent_relevance: np.ndarray,
-    revealed: np.ndarray,
-    depth: np.ndarray,
-    host_harvest: np.ndarray,
+    score: npt.ArrayLike,
+    parent_relevance: npt.ArrayLike,
+    revealed: npt.ArrayLike,
+    depth: npt.ArrayLike,
+    host_harvest: npt.ArrayLike,
 ) -> np.ndarray:
     """The active one-hot features of links, one row of five per link: a bias and the
     bins of the link's estimated relevance crossed with its parent's (NaN: unknown, as
@@ -163,7 +164,7 @@ class LinkValueModel:
         self.index_memory = index_memory
         self.gram = np.zeros((FEATURES, FEATURES))
         self.moments = np.zeros(FEATURES)
-        self.weights = np.zeros(FEATURES)
+        self.weights: np.ndarray = np.zeros(FEATURES)
         self.updates = 0
         self.subsidy = 0.0  # running index of what is fetched: the opportunity cost
 
