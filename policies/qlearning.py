@@ -17,8 +17,9 @@ Two representations of the local state x:
   one graph;
 - `LinkValueModel`, which generalises within one crawl: the link's features (its
   estimated relevance, the parent's relevance, how many links the parent revealed, the
-  depth, the host's harvest so far), each cut into bins, and Q linear in the bins, fitted
-  by least squares with forgetting. With approximation the children of a page share
+  depth, the host's harvest so far), each cut into bins, and Q the link's estimated
+  relevance plus a correction linear in the bins, fitted by least squares with
+  forgetting. With approximation the children of a page share
   values with the page, so a page revealing ten children worth as much as itself would
   be worth more than ten of itself: the sum diverges. A revealed child is therefore
   counted by what it adds over the fetches the crawler can make anyway (the running
