@@ -15,7 +15,7 @@ from typing import Any
 from crawler import __version__
 from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
 from policies import frontier_policy_names
-from policies.traversals import TRAVERSAL_POLICIES
+from policies.traversals import STATES, TRAVERSAL_POLICIES
 
 log = logging.getLogger("crawler")
 
@@ -231,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     traversals.add_argument("--policy", required=True, choices=TRAVERSAL_POLICIES)
     traversals.add_argument(
         "--state",
-        choices=("discoverer", "links"),
+        choices=STATES,
         default="discoverer",
         help="qlearning's state: the discovering page (the paper's) or the link's features",
     )

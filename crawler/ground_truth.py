@@ -62,10 +62,11 @@ def read_graph(directory: Path) -> LinkGraph:
     lines = (directory / "seeds.txt").read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
         url = line.strip()
-        if url and url not in ids:
+        if not url:
+            continue
+        if url not in ids:
             raise GraphFormatError(f"{directory / 'seeds.txt'}:{number}: {url} is not in pages.tsv")
-        if url:
-            seeds.append(ids[url])
+        seeds.append(ids[url])
     if not seeds:
         raise GraphFormatError(f"{directory / 'seeds.txt'}: lists no seeds")
     hosts: dict[str, int] = {}

@@ -101,9 +101,19 @@ class _Orderer:
 
     learns = False
     reorders = False
+    always_explores = False  # every fetch a uniformly chosen known page
 
     def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def start(self, replay: _Replay) -> None:
+        """A traversal begins: the seeds are known, nothing is fetched."""
+
+    def taken(self, replay: _Replay, page: int) -> None:
+        """`page` is about to be fetched."""
+
+    def discovered(self, replay: _Replay, page: int, new: np.ndarray) -> None:
+        """Fetching `page` revealed `new`, not yet pushed."""
 
     def learn(
         self, replay: _Replay, page: int, new: np.ndarray, new_priorities: np.ndarray
@@ -122,6 +132,8 @@ class _BestFirst(_Orderer):
 
 
 class _Random(_Orderer):
+    always_explores = True
+
     def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
         return np.zeros(len(pages))
 
@@ -193,7 +205,10 @@ class _LinkQ(_Orderer):
         target = self.model.target(reward, self.features[new], graph.relevance[new])
         self.model.update(self.features[page], reward, target)
 
-    def describe_new(self, replay: _Replay, page: int, new: np.ndarray) -> None:
+    def taken(self, replay: _Replay, page: int) -> None:
+        self.model.fetched(float(self.priorities(replay, np.array([page]))[0]))
+
+    def discovered(self, replay: _Replay, page: int, new: np.ndarray) -> None:
         self.features[new] = self._features(replay, new, parent=page, revealed=len(new))
 
 
@@ -204,28 +219,25 @@ def traverse(
     replay = _Replay(graph)
     seeds = graph.seeds
     replay.known[seeds] = True
-    if isinstance(orderer, _LinkQ):
-        orderer.start(replay)
+    orderer.start(replay)
     for page, priority in zip(
         seeds.tolist(), orderer.priorities(replay, seeds).tolist(), strict=True
     ):
         replay.push(page, priority)
     order: list[int] = []
-    explore_all = isinstance(orderer, _Random)
     while True:
-        page = replay.take(rng, explore_all or (epsilon > 0 and rng.random() < epsilon))
+        explore = orderer.always_explores or (epsilon > 0 and rng.random() < epsilon)
+        page = replay.take(rng, explore)
         if page is None:
             break
         order.append(page)
-        if isinstance(orderer, _LinkQ):
-            orderer.model.fetched(float(orderer.priorities(replay, np.array([page]))[0]))
+        orderer.taken(replay, page)
         links = graph.links_of(page)
         new = links[~replay.known[links]].astype(np.int64)
         replay.known[new] = True
         replay.discoverer[new] = page
         replay.depth[new] = replay.depth[page] + 1
-        if isinstance(orderer, _LinkQ):
-            orderer.describe_new(replay, page, new)
+        orderer.discovered(replay, page, new)
         priorities = orderer.priorities(replay, new)
         for child, priority in zip(new.tolist(), priorities.tolist(), strict=True):
             replay.push(child, priority)
