@@ -1,6 +1,10 @@
 """Run one crawler in this process and print what it cost, as one JSON line.
 
-python bench/measure.py crawler|minimal SEED MAX_PAGES CONCURRENCY DB HOSTS...
+python bench/measure.py crawler|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
+
+Besides the totals, a sampler thread records (seconds, pages, resident MB, URLs known)
+every second, so that the rate and memory can be followed as the frontier and collection
+grow. Scrapy does not tell how many URLs it knows: None.
 """
 
 from __future__ import annotations
@@ -9,29 +13,69 @@ import asyncio
 import json
 import resource
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+SAMPLE_EVERY = 1.0
+
+
+def resident_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def sample(
+    pages: Callable[[], float],
+    known: Callable[[], float | None],
+    samples: list[list[float | None]],
+    stop: threading.Event,
+) -> None:
+    started = time.perf_counter()
+    while not stop.wait(SAMPLE_EVERY):
+        elapsed = round(time.perf_counter() - started, 2)
+        samples.append([elapsed, pages(), round(resident_mb(), 1), known()])
+
 
 def main() -> None:
     kind, seed, max_pages, concurrency, db, *hosts = sys.argv[1:]
-    # imports first: start-up is not what is measured
-    from minimal_loop import crawl
-    from prometheus_client import CollectorRegistry
+    limits = {"max_pages": int(max_pages), "concurrency": int(concurrency), "allowed": set(hosts)}
+    # imports first, and only the kind's own: start-up is not what is measured
+    run: Callable[[], int]
+    if kind == "scrapy":  # an optional extra: `pip install -e ".[bench]"`
+        import scrapy_spider
 
-    from crawler.config import CrawlConfig
-    from crawler.service import run_crawl
+        def pages_so_far() -> float:
+            return scrapy_spider.FollowEverything.pages
 
-    started, cpu_started = time.perf_counter(), time.process_time()
-    if kind == "minimal":
-        pages = asyncio.run(
-            crawl(
-                [seed], max_pages=int(max_pages), concurrency=int(concurrency), allowed=set(hosts)
-            )
-        )
-    else:
+        def known() -> float | None:
+            return None
+
+        def run() -> int:
+            return scrapy_spider.crawl([seed], **limits)
+
+    elif kind == "minimal":
+        import minimal_loop
+
+        def pages_so_far() -> float:
+            return minimal_loop.fetched
+
+        def known() -> float | None:
+            return len(minimal_loop.known)
+
+        def run() -> int:
+            return asyncio.run(minimal_loop.crawl([seed], **limits))
+
+    elif kind == "crawler":
+        from prometheus_client import CollectorRegistry
+
+        from crawler.config import CrawlConfig
+        from crawler.service import run_crawl
+
+        registry = CollectorRegistry()
         config = CrawlConfig(
             seeds=(seed,),
             topic="solar energy",
@@ -44,9 +88,34 @@ def main() -> None:
             allow_private_networks=True,
             allowed_domains=tuple(hosts),
         )
-        summary = asyncio.run(run_crawl(config, registry=CollectorRegistry(), handle_signals=False))
-        pages = summary.fetched
+
+        def value(name: str) -> float:
+            return registry.get_sample_value(name) or 0.0
+
+        def pages_so_far() -> float:
+            return value("crawler_pages_stored_total")
+
+        def known() -> float | None:
+            return value("crawler_pages_stored_total") + value("crawler_frontier_size")
+
+        def run() -> int:
+            summary = asyncio.run(run_crawl(config, registry=registry, handle_signals=False))
+            return summary.fetched
+
+    else:
+        sys.exit(f"unknown kind {kind!r}: crawler, minimal or scrapy")
+
+    samples: list[list[float | None]] = []
+    stop = threading.Event()
+    sampler = threading.Thread(
+        target=sample, args=(pages_so_far, known, samples, stop), daemon=True
+    )
+    started, cpu_started = time.perf_counter(), time.process_time()
+    sampler.start()
+    pages = run()
     seconds = time.perf_counter() - started
+    stop.set()
+    sampler.join()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
@@ -61,6 +130,7 @@ def main() -> None:
                 + children.ru_stime,
                 # peak resident memory of the whole process, imports included
                 "peak_rss_mb": max(usage.ru_maxrss, children.ru_maxrss) / 1024,
+                "samples": samples,
             }
         )
     )

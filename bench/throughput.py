@@ -1,0 +1,107 @@
+"""Throughput side by side: this crawler (fetch, parse, score, store), a Scrapy spider
+that follows every link, and a minimal aiohttp + selectolax loop, on the same testbed.
+
+Politeness is off for all three (no delay, no robots.txt, many requests per host). The
+testbed runs in its own process; each run is a fresh process. Runs are interleaved
+(the order rotates from run to run) and the medians reported. Each web is crawled to the
+end, or to --max-pages.
+
+    pip install -e ".[bench]"
+    python bench/throughput.py --sizes 10000 100000 --runs 3 --out bench/results/throughput.json
+
+The JSON keeps every run with its samples; `bench/plot_throughput.py` draws them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from testbed_process import served_testbed  # noqa: E402
+
+PORT = 18_431
+KINDS = ("crawler", "scrapy", "minimal")
+
+
+def measure(kind: str, seed: str, hosts: list[str], max_pages: int, concurrency: int) -> dict:
+    with tempfile.TemporaryDirectory() as scratch:
+        db = f"sqlite+aiosqlite:///{scratch}/bench.db"
+        command = [sys.executable, str(HERE / "measure.py"), kind, seed, str(max_pages)]
+        output = subprocess.run(
+            [*command, str(concurrency), db, *hosts], capture_output=True, text=True, check=True
+        ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def summarize(runs: list[dict]) -> dict:
+    return {
+        "runs": len(runs),
+        "pages": statistics.median(r["pages"] for r in runs),
+        "pages_per_second": statistics.median(r["pages"] / r["seconds"] for r in runs),
+        "cpu_ms_per_page": statistics.median(1000 * r["cpu_seconds"] / r["pages"] for r in runs),
+        "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in runs),
+    }
+
+
+def print_table(size: int, summary: dict[str, dict]) -> None:
+    print(f"\ntestbed of {size:,} pages; medians")
+    print(f"{'':9} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
+    for kind, row in summary.items():
+        print(
+            f"{kind:9} {row['runs']:4} {row['pages']:8.0f} {row['pages_per_second']:8.0f} "
+            f"{row['cpu_ms_per_page']:11.2f} {row['peak_rss_mb']:8.0f}"
+        )
+    if "crawler" in summary:
+        mine = summary["crawler"]
+        for other in ("scrapy", "minimal"):
+            if other in summary:
+                theirs = summary[other]
+                print(
+                    f"crawler / {other}: "
+                    f"{mine['pages_per_second'] / theirs['pages_per_second']:.2f}x pages/s, "
+                    f"{mine['cpu_ms_per_page'] / theirs['cpu_ms_per_page']:.2f}x CPU per page, "
+                    f"{mine['peak_rss_mb'] / theirs['peak_rss_mb']:.2f}x peak memory"
+                )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000], help="testbed pages")
+    parser.add_argument("--hosts", type=int, default=6)
+    parser.add_argument("--max-pages", type=int, help="stop each run here (default: the web)")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--out", type=Path, help="write every run here, as JSON")
+    args = parser.parse_args()
+
+    results: dict[str, dict[str, list[dict]]] = {}
+    for size in args.sizes:
+        max_pages = min(size, args.max_pages or size)
+        runs: dict[str, list[dict]] = {kind: [] for kind in args.kinds}
+        with served_testbed(port=PORT, pages=size, hosts=args.hosts) as (seed, hosts):
+            for run in range(args.runs):
+                shift = run % len(args.kinds)
+                for kind in [*args.kinds[shift:], *args.kinds[:shift]]:
+                    result = measure(kind, seed, hosts, max_pages, args.concurrency)
+                    runs[kind].append(result)
+                    brief = {k: v for k, v in result.items() if k != "samples"}
+                    print(json.dumps({"size": size, **brief}), file=sys.stderr, flush=True)
+        results[str(size)] = runs
+        print_table(size, {kind: summarize(kind_runs) for kind, kind_runs in runs.items()})
+        if args.out:  # after every size: a long run keeps what it has measured
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(
+                json.dumps({"settings": vars(args) | {"out": str(args.out)}, "results": results})
+            )
+
+
+if __name__ == "__main__":
+    main()
