@@ -33,6 +33,7 @@ from crawler.pool_control import PoolControl
 from crawler.processor import Processor
 from crawler.revisits import Revisits, RevisitSettings
 from crawler.robots import RobotsCache
+from crawler.timeline import Timeline
 from crawler.visit import Visit, Visitor
 from crawler.writer import Committed, StateWrite, StorageWriter
 from policies import Candidate, PriorityFrontier, TopicScorer
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 
 CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
 GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
+TIMELINE_INTERVAL = 5.0  # seconds between the timeline's samples (also at checkpoints)
 MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 SCORER_STATE = "relevance.document_frequency"
 FRONTIER_STATE = "frontier.{policy}"  # a learning frontier policy's state
@@ -100,6 +102,7 @@ class Engine:
         self.clock = clock
         self.wall_clock = wall_clock
         self.summary = CrawlSummary()
+        self.timeline = Timeline(metrics.registry, politeness, run=wall_clock())
         self._writer = StorageWriter(db, on_committed=self._committed)
         # bounded by the engine, not the queue: a page meeting a full queue is a loss
         self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
@@ -388,7 +391,7 @@ class Engine:
     # -- checkpoints -----------------------------------------------------------------
 
     async def _checkpoint_loop(self) -> None:
-        last_checkpoint = self.clock()
+        last_checkpoint = last_sample = self.clock()
         while True:
             await asyncio.sleep(GAUGE_INTERVAL)
             now = self.clock()
@@ -397,10 +400,14 @@ class Engine:
             self.pool.refresh()
             if now - last_checkpoint >= CHECKPOINT_INTERVAL:
                 self._writer.put(self._state_write())
-                last_checkpoint = now
+                last_checkpoint = last_sample = now
+            elif now - last_sample >= TIMELINE_INTERVAL:
+                self._writer.put(StateWrite(timeline=[self.timeline.sample(self.wall_clock())]))
+                last_sample = now
 
     def _state_write(self) -> StateWrite:
-        """The hosts changed since the last checkpoint, and the learned model."""
+        """The hosts changed since the last checkpoint, the learned model, and a sample of
+        the timeline."""
         now_wall, now = self.wall_clock(), self.clock()
         names = sorted(self._dirty_hosts)
         self._dirty_hosts.clear()
@@ -423,6 +430,7 @@ class Engine:
             hosts=hosts,
             sources=self.revisits.take_dirty(),
             learned=self._learned_state(),
+            timeline=[self.timeline.sample(now_wall)],
         )
 
     def _learned_state(self) -> dict[str, bytes]:

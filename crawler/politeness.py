@@ -9,6 +9,7 @@ bring it back to 1. State changes are pure: every call is given `now`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -30,6 +31,9 @@ class HostSlot:
     crawl_delay: float = 0.0  # from robots.txt
     backoff: float = 1.0
     failures: int = 0  # consecutive failures
+    # totals, for reports: requests ended, and seconds the host was closed after them
+    requests: int = 0
+    closed_seconds: float = 0.0
 
 
 class Politeness:
@@ -61,6 +65,9 @@ class Politeness:
         if slot.in_flight >= self.per_host_concurrency:
             return None
         return slot.not_before
+
+    def slots(self) -> Iterator[tuple[str, HostSlot]]:
+        return iter(self._slots.items())
 
     def interval(self, host: str) -> float:
         """The gap owed after a response from `host`, before backoff is applied."""
@@ -97,17 +104,17 @@ class Politeness:
         elif feedback is not Feedback.SUCCESS:
             # even with no delay configured, a struggling host gets time to recover
             wait = max(wait, min(slot.backoff - 1.0, self.max_backoff))
-        slot.not_before = max(slot.not_before, now + wait)
+        slot.requests += 1
+        self._close(slot, now, now + wait)
 
     def release(self, host: str) -> None:
         """Give back a slot that made no request (no delay is owed)."""
         slot = self.slot(host)
         slot.in_flight = max(0, slot.in_flight - 1)
 
-    def defer(self, host: str, until: float) -> None:
+    def defer(self, host: str, now: float, until: float) -> None:
         """Leave `host` alone until `until` (e.g. its robots.txt is unavailable)."""
-        slot = self.slot(host)
-        slot.not_before = max(slot.not_before, until)
+        self._close(self.slot(host), now, until)
 
     def set_crawl_delay(self, host: str, seconds: float) -> None:
         self.slot(host).crawl_delay = max(0.0, seconds)
@@ -115,6 +122,12 @@ class Politeness:
     def waiting_hosts(self, hosts: list[str], now: float) -> int:
         """How many of `hosts` are held back by politeness at `now`."""
         return sum(1 for host in hosts if not self.ready(host, now))
+
+    @staticmethod
+    def _close(slot: HostSlot, now: float, until: float) -> None:
+        opened = max(slot.not_before, now)
+        slot.not_before = max(slot.not_before, until)
+        slot.closed_seconds += slot.not_before - opened
 
     def _grown(self, slot: HostSlot) -> float:
         return min(max(slot.backoff, 1.0) * BACKOFF_FACTOR, self.max_backoff)

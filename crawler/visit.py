@@ -91,7 +91,8 @@ class Visitor:
                     self.politeness.release(host)
                     held = False
                     if verdict is Verdict.UNAVAILABLE:
-                        self.politeness.defer(host, self.clock() + self.robots.retry)
+                        now = self.clock()
+                        self.politeness.defer(host, now, now + self.robots.retry)
                         return Visit(candidate, Outcome.DEFERRED, str(url))
                     return Visit(candidate, Outcome.ROBOTS, str(url))
 

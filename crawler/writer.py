@@ -59,6 +59,7 @@ class StateWrite:
     hosts: Sequence[storage.HostRecord] = ()
     sources: Sequence[storage.SourceRecord] = ()
     learned: dict[str, bytes] = field(default_factory=dict)
+    timeline: Sequence[storage.TimelineSample] = ()
 
 
 WriteItem = PageWrite | StateWrite
@@ -126,6 +127,7 @@ class StorageWriter:
                 for state in states:
                     await storage.save_hosts(connection, state.hosts)
                     await storage.save_sources(connection, state.sources)
+                    await storage.add_timeline(connection, state.timeline)
                     for name, blob in state.learned.items():
                         await storage.save_learned_state(connection, name, blob)
         except SQLAlchemyError as error:

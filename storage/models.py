@@ -94,6 +94,16 @@ class CrawlMeta(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
+class TimelineRow(Base):
+    """What the crawler's counters and gauges read at one moment (JSON), for reports."""
+
+    __tablename__ = "timeline"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    taken_at: Mapped[float] = mapped_column(Float, index=True)  # unix seconds
+    values: Mapped[str] = mapped_column(Text)
+
+
 class SourceRow(Base):
     """A page that keeps publishing new links, re-visited on a schedule, and what its
     re-visits have found so far (the rates are estimated from these totals)."""

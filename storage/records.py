@@ -52,6 +52,12 @@ class HostRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TimelineSample:
+    taken_at: float  # unix seconds
+    values: dict  # JSON-able: names to numbers, or to mappings of them
+
+
+@dataclass(frozen=True, slots=True)
 class ExportRecord:
     url: str
     final_url: str | None

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import zlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -20,6 +21,7 @@ from storage.models import (
     LearnedState,
     PageText,
     SourceRow,
+    TimelineRow,
     UrlRow,
 )
 from storage.records import (
@@ -30,6 +32,7 @@ from storage.records import (
     NewUrl,
     QueuedUrl,
     SourceRecord,
+    TimelineSample,
 )
 
 TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
@@ -245,6 +248,22 @@ async def save_learned_state(connection: AsyncConnection, name: str, state: byte
 async def load_learned_state(connection: AsyncConnection, name: str) -> bytes | None:
     result = await connection.execute(select(LearnedState.state).where(LearnedState.name == name))
     return result.scalar_one_or_none()
+
+
+async def add_timeline(connection: AsyncConnection, samples: Sequence[TimelineSample]) -> None:
+    if samples:
+        await connection.execute(
+            insert(TimelineRow),
+            [{"taken_at": s.taken_at, "values": json.dumps(s.values)} for s in samples],
+        )
+
+
+async def load_timeline(connection: AsyncConnection) -> list[TimelineSample]:
+    """Every sample, oldest first."""
+    result = await connection.execute(
+        select(TimelineRow.taken_at, TimelineRow.values).order_by(TimelineRow.taken_at)
+    )
+    return [TimelineSample(taken_at, json.loads(values)) for taken_at, values in result.all()]
 
 
 async def set_meta(connection: AsyncConnection, values: Mapping[str, str]) -> None:

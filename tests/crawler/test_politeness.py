@@ -75,6 +75,18 @@ def test_per_host_concurrency_allows_that_many_at_once() -> None:
 
 def test_defer_and_waiting_hosts() -> None:
     polite = Politeness(delay=0.0)
-    polite.defer("a", 50.0)
+    polite.defer("a", 5.0, 50.0)
     assert polite.waiting_hosts(["a", "b"], 10.0) == 1
     assert polite.waiting_hosts(["a", "b"], 50.0) == 0
+
+
+def test_closed_seconds_count_each_moment_once() -> None:
+    polite = Politeness(delay=2.0, per_host_concurrency=2)
+    polite.start("a", 0.0)
+    polite.start("a", 0.0)
+    polite.finish("a", 1.0)  # closed 1 .. 3
+    polite.finish("a", 2.0)  # closed on to 4: one more second, not two
+    polite.defer("a", 3.0, 10.0)  # on to 10
+    slot = polite.slot("a")
+    assert slot.requests == 2
+    assert slot.closed_seconds == pytest.approx(9.0)

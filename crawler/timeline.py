@@ -1,0 +1,64 @@
+"""The crawl's timeline, kept with the collection: what the counters and gauges read every
+checkpoint, and how long politeness kept each host closed since the last one.
+
+Prometheus holds these only while someone scrapes them; the timeline lets `crawler
+report` draw a crawl afterwards. Counters restart with each run of the crawler, so each
+sample names the run it belongs to (the run's start, unix seconds).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry
+
+import storage
+from crawler.politeness import Politeness
+
+# the sample's name: the metric it reads
+SAMPLED = {
+    "stored": "crawler_pages_stored_total",
+    "relevant": "crawler_relevant_pages_total",
+    "discovered": "crawler_links_discovered_total",
+    "frontier": "crawler_frontier_size",
+    "frontier_in_memory": "crawler_frontier_in_memory",
+    "in_flight": "crawler_fetches_in_flight",
+    "fetchers_target": "crawler_fetchers_target",
+    "response_queue": "crawler_response_queue_length",
+    "losses": "crawler_fetch_losses_total",
+    "processor_idle_seconds": "crawler_processor_idle_seconds_total",
+    "arrival_rate": "crawler_fetch_arrival_rate",
+    "service_rate": "crawler_processor_service_rate",
+    "pool_expected_cost": "crawler_pool_expected_cost",
+    "hosts_waiting": "crawler_hosts_waiting_politeness",
+    "sources": "crawler_sources",
+    "revisit_new_items": "crawler_revisit_new_items_total",
+}
+BUDGET_USES = ("revisit", "discovery")
+
+
+class Timeline:
+    def __init__(self, registry: CollectorRegistry, politeness: Politeness, *, run: float) -> None:
+        self.registry = registry
+        self.politeness = politeness
+        self.run = run
+        self._reported: dict[str, tuple[int, float]] = {}  # host: totals at the last sample
+
+    def sample(self, taken_at: float) -> storage.TimelineSample:
+        read = self.registry.get_sample_value
+        values: dict = {"run": self.run}
+        for name, metric in SAMPLED.items():
+            values[name] = read(metric) or 0.0
+        values["budget"] = {
+            use: read("crawler_fetch_budget_used_total", {"use": use}) or 0.0 for use in BUDGET_USES
+        }
+        values["politeness"] = self._politeness_since_last()
+        return storage.TimelineSample(taken_at, values)
+
+    def _politeness_since_last(self) -> dict[str, list[float]]:
+        """Per host that was asked since the last sample: [requests, seconds closed]."""
+        changed = {}
+        for host, slot in self.politeness.slots():
+            requests, closed = self._reported.get(host, (0, 0.0))
+            if slot.requests != requests or slot.closed_seconds != closed:
+                changed[host] = [slot.requests - requests, round(slot.closed_seconds - closed, 3)]
+                self._reported[host] = (slot.requests, slot.closed_seconds)
+        return changed
