@@ -124,6 +124,23 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--relevance-threshold", type=float)
     status.add_argument("--json", action="store_true", help="one JSON object")
 
+    report = commands.add_parser("report", help="draw a crawl: an HTML file or PNG files")
+    report.add_argument("--db", required=True, help="database URL")
+    report.add_argument(
+        "--out", type=Path, required=True, help="report.html, or a directory for PNG files"
+    )
+    report.add_argument(
+        "--ground-truth",
+        type=Path,
+        help="pages.tsv, or the directory holding it (crawler testbed --ground-truth DIR)",
+    )
+    report.add_argument(
+        "--truth-threshold",
+        type=float,
+        default=0.4,
+        help="ground-truth relevance from which a page counts as relevant",
+    )
+
     testbed = commands.add_parser("testbed", help="serve a synthetic topical web on loopback")
     testbed.add_argument("--port", type=int, default=8080)
     testbed.add_argument("--seed", type=int, default=0)
@@ -560,6 +577,23 @@ def _demo(args: argparse.Namespace) -> int:
     return asyncio.run(run_demo(duration=args.duration, db=args.db))
 
 
+def _report(args: argparse.Namespace) -> int:
+    from crawler.ground_truth import GraphFormatError
+    from crawler.history import read_ground_truth, read_history
+    from crawler.report import MissingExtra, write_report
+
+    try:
+        truth = None if args.ground_truth is None else read_ground_truth(args.ground_truth)
+        history = asyncio.run(read_history(args.db))
+        written = write_report(history, args.out, truth=truth, truth_threshold=args.truth_threshold)
+    except (GraphFormatError, MissingExtra) as error:
+        print(f"crawler: error: {error}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -568,6 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {
         "run": _run,
         "export": _export,
+        "report": _report,
         "status": _status,
         "testbed": _testbed,
         "demo": _demo,

@@ -36,21 +36,9 @@ def read_graph(directory: Path) -> LinkGraph:
     for name in ("pages.tsv", "links.tsv", "seeds.txt"):
         if not (directory / name).is_file():
             raise GraphFormatError(f"{directory / name}: missing (the graph needs it)")
-    ids: dict[str, int] = {}
-    relevance: list[float] = []
-    for where, (url, value) in _rows(directory / "pages.tsv"):
-        try:
-            score = float(value)
-        except ValueError:
-            score = -1.0
-        if not 0 <= score < float("inf"):
-            raise GraphFormatError(f"{where}: relevance {value!r} is not a finite number >= 0")
-        if url in ids:
-            raise GraphFormatError(f"{where}: {url} is listed twice")
-        ids[url] = len(relevance)
-        relevance.append(score)
-    if not relevance:
-        raise GraphFormatError(f"{directory / 'pages.tsv'}: lists no pages")
+    by_url = read_relevance(directory / "pages.tsv")
+    ids = {url: index for index, url in enumerate(by_url)}
+    relevance = list(by_url.values())
     sources: list[int] = []
     targets: list[int] = []
     for _where, (src, dst) in _rows(directory / "links.tsv"):
@@ -78,6 +66,26 @@ def read_graph(directory: Path) -> LinkGraph:
         np.array(host),
         np.array(seeds),
     )
+
+
+def read_relevance(pages_tsv: Path) -> dict[str, float]:
+    """pages.tsv: each page's relevance by URL, in the file's order."""
+    if not Path(pages_tsv).is_file():
+        raise GraphFormatError(f"{pages_tsv}: missing")
+    relevance: dict[str, float] = {}
+    for where, (url, value) in _rows(Path(pages_tsv)):
+        try:
+            score = float(value)
+        except ValueError:
+            score = -1.0
+        if not 0 <= score < float("inf"):
+            raise GraphFormatError(f"{where}: relevance {value!r} is not a finite number >= 0")
+        if url in relevance:
+            raise GraphFormatError(f"{where}: {url} is listed twice")
+        relevance[url] = score
+    if not relevance:
+        raise GraphFormatError(f"{pages_tsv}: lists no pages")
+    return relevance
 
 
 def _rows(path: Path) -> Iterator[tuple[str, tuple[str, str]]]:
