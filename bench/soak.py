@@ -2,9 +2,9 @@
 
 The testbed and the crawler each run in a process of their own; the crawler is
 `crawler run` with a bounded frontier. Every `--every` seconds this samples the
-crawler's pages stored and frontier (from /metrics), its resident memory, open file
-descriptors and threads (from /proc), and prints a line; at the end, a summary of the
-first and last thirds, so a leak or a slowdown shows as a difference.
+crawler's pages stored, frontier and asyncio tasks (from /metrics), its resident
+memory, open file descriptors and threads (from /proc), and prints a line; at the end,
+a summary of the first and last thirds, so a leak or a slowdown shows as a difference.
 
     python bench/soak.py [--minutes 30] [--pages 1000000] [--hosts 50] [--delay 0.1]
 """
@@ -87,7 +87,10 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}/metrics"
         wait_until_up(url)
         started = time.monotonic()
-        print("minute  pages/s  stored  frontier  in-memory  RSS MB  fds  threads", flush=True)
+        print(
+            "minute  pages/s  stored  frontier  in-memory  RSS MB  fds  threads  tasks",
+            flush=True,
+        )
         samples = []
         last_stored, last_time = 0.0, started
         while crawler.poll() is None:
@@ -111,11 +114,12 @@ def main() -> None:
                 rss,
                 fds,
                 threads,
+                metric(text, "crawler_asyncio_tasks"),
             )
             samples.append(row)
             print(
                 f"{row[0]:6.1f} {row[1]:8.1f} {row[2]:7.0f} {row[3]:9.0f} {row[4]:10.0f} "
-                f"{row[5]:7.1f} {row[6]:4d} {row[7]:8d}",
+                f"{row[5]:7.1f} {row[6]:4d} {row[7]:8d} {row[8]:6.0f}",
                 flush=True,
             )
         crawler.wait()
@@ -124,7 +128,8 @@ def main() -> None:
         print(
             f"{label}: {statistics.median(s[1] for s in part):.1f} pages/s, "
             f"RSS {statistics.median(s[5] for s in part):.0f} MB, "
-            f"fds {max(s[6] for s in part)}, threads {max(s[7] for s in part)} (medians, maxima)"
+            f"fds {max(s[6] for s in part)}, threads {max(s[7] for s in part)}, "
+            f"tasks {max(s[8] for s in part):.0f} (medians, maxima)"
         )
 
 

@@ -397,12 +397,13 @@ class Engine:
             now = self.clock()
             hosts = list(self.frontier.hosts())
             self.metrics.hosts_waiting.set(self.politeness.waiting_hosts(hosts, now))
+            self.metrics.tasks.set(len(asyncio.all_tasks()))
             self.pool.refresh()
             if now - last_checkpoint >= CHECKPOINT_INTERVAL:
                 self._writer.put(self._state_write())
                 last_checkpoint = last_sample = now
             elif now - last_sample >= TIMELINE_INTERVAL:
-                self._writer.put(StateWrite(timeline=[self.timeline.sample(self.wall_clock())]))
+                self._writer.put(StateWrite(timeline=[self._sample()]))
                 last_sample = now
 
     def _state_write(self) -> StateWrite:
@@ -430,8 +431,12 @@ class Engine:
             hosts=hosts,
             sources=self.revisits.take_dirty(),
             learned=self._learned_state(),
-            timeline=[self.timeline.sample(now_wall)],
+            timeline=[self._sample()],
         )
+
+    def _sample(self) -> storage.TimelineSample:
+        self.metrics.tasks.set(len(asyncio.all_tasks()))
+        return self.timeline.sample(self.wall_clock())
 
     def _learned_state(self) -> dict[str, bytes]:
         learned = {SCORER_STATE: self.scorer.get_state()}

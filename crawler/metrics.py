@@ -64,6 +64,11 @@ class CrawlerMetrics:
             "Hosts with queued URLs that politeness holds back",
             registry=registry,
         )
+        self.tasks = Gauge(
+            "crawler_asyncio_tasks",
+            "Tasks alive on the crawler's event loop (a leak shows as steady growth)",
+            registry=registry,
+        )
         self.response_queue = Gauge(
             "crawler_response_queue_length",
             "Pages at the processor: waiting, and the one in service",

@@ -29,6 +29,7 @@ SAMPLED = {
     "service_rate": "crawler_processor_service_rate",
     "pool_expected_cost": "crawler_pool_expected_cost",
     "hosts_waiting": "crawler_hosts_waiting_politeness",
+    "tasks": "crawler_asyncio_tasks",
     "sources": "crawler_sources",
     "revisit_new_items": "crawler_revisit_new_items_total",
 }

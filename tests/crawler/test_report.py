@@ -76,6 +76,10 @@ async def test_the_history_holds_every_page_once_and_every_run(
     # each run's last sample counts what that run stored
     last_of_run = {sample.values["run"]: sample.values["stored"] for sample in history.timeline}
     assert sorted(last_of_run.values()) == [60, 60]
+    # as each run saves its last sample, its visits are over: the writer, the test's own
+    # tasks and the testbed's connections are left, no visit task
+    last_tasks = {sample.values["run"]: sample.values["tasks"] for sample in history.timeline}
+    assert all(2 <= tasks <= 10 for tasks in last_tasks.values())
     # one host at a time, a success each: closed exactly the delay after every response
     requests = sum(waits.requests for waits in history.host_waits.values())
     assert 120 <= requests <= 140  # robots.txt and redirect hops are requests too
