@@ -7,7 +7,10 @@ truly relevant pages (ground-truth relevance >= 0.4) among the first N fetched, 
 of the upper bound over as many fetches.
 
     python bench/focus.py [--pages 20000] [--budget 5000] [--seeds 0 1 2]
-        [--policies bfs best-first qlearning] [--json]
+        [--policies bfs best-first qlearning] [--json] [--plot docs/bench/focus.png]
+
+--plot draws the harvest rate over the first N fetched, for every N: the median over
+seeds of each policy, and the range between the seeds.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ import tempfile
 import numpy as np
 from prometheus_client import CollectorRegistry
 
-import storage
 from crawler.config import CrawlConfig
+from crawler.history import harvest_rate, read_history
 from crawler.service import run_crawl
 from crawler.testbed import Testbed
 from crawler.testbed_web import WebSpec
@@ -50,16 +53,14 @@ async def crawl_order(policy: str, bed: Testbed, budget: int) -> list[str]:
             allowed_domains=tuple(bed.hostnames),
         )
         await run_crawl(config, registry=CollectorRegistry(), handle_signals=False)
-        engine = storage.open_engine(db)
-        async with engine.connect() as connection:
-            rows = [r async for r in storage.iter_export(connection) if r.fetched_at is not None]
-        await engine.dispose()
-    rows.sort(key=lambda r: r.fetched_at)
-    return [r.final_url or r.url for r in rows]
+        return (await read_history(db)).urls
 
 
-def focus(order: list[str], truth: dict[str, float], budget: int) -> dict[str, float]:
-    fetched = np.array([truth.get(url, 0.0) for url in order[:budget]])
+def truth_of(order: list[str], truth: dict[str, float], budget: int) -> np.ndarray:
+    return np.array([truth.get(url, 0.0) for url in order[:budget]])
+
+
+def focus(fetched: np.ndarray, truth: dict[str, float]) -> dict[str, float]:
     relevance = np.fromiter(truth.values(), dtype=np.float64)
     total = float(relevance.sum())
     report = {
@@ -80,20 +81,25 @@ async def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--policies", nargs="+", default=frontier_policy_names())
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--plot", help="draw the harvest curves here (a PNG file)")
     args = parser.parse_args()
     results: dict[str, list[dict[str, float]]] = {name: [] for name in args.policies}
+    curves: dict[str, list[np.ndarray]] = {name: [] for name in args.policies}
     for seed in args.seeds:
         async with Testbed(WebSpec(pages=args.pages, seed=seed)) as bed:
             truth = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(args.pages)}
             for name in args.policies:
-                order = await crawl_order(name, bed, args.budget)
-                results[name].append(focus(order, truth, args.budget))
+                fetched = truth_of(await crawl_order(name, bed, args.budget), truth, args.budget)
+                results[name].append(focus(fetched, truth))
+                curves[name].append(harvest_rate(fetched >= TRULY_RELEVANT))
                 if not args.json:
                     print(f"seed {seed} {name}: {results[name][-1]}", flush=True)
     medians = {
         name: {key: statistics.median(run[key] for run in runs) for key in runs[0]}
         for name, runs in results.items()
     }
+    if args.plot:
+        plot_harvest(curves, medians, args)
     if args.json:
         print(json.dumps({"runs": results, "medians": medians}))
         return
@@ -102,6 +108,41 @@ async def main() -> None:
     print(f"{'policy':<12}" + "".join(f"{key:>15}" for key in keys))
     for name, values in medians.items():
         print(f"{name:<12}" + "".join(f"{values[key]:>15.3f}" for key in keys))
+
+
+def plot_harvest(
+    curves: dict[str, list[np.ndarray]],
+    medians: dict[str, dict[str, float]],
+    args: argparse.Namespace,
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4))
+    for name, runs in curves.items():
+        length = min(len(curve) for curve in runs)
+        stacked = np.array([curve[:length] for curve in runs])
+        pages = np.arange(1, length + 1)
+        label = f"{name} (P / upper bound {medians[name]['p_over_upper']:.3f})"
+        (line,) = axes.plot(pages, np.median(stacked, axis=0), label=label)
+        axes.fill_between(
+            pages, stacked.min(axis=0), stacked.max(axis=0), color=line.get_color(), alpha=0.15
+        )
+    axes.set(xlabel="pages fetched", ylabel=f"harvest rate (truth >= {TRULY_RELEVANT})")
+    axes.set_xscale("log")
+    axes.set_ylim(0, 1)
+    axes.set_title(
+        f"Testbed of {args.pages:,} pages, seeds {', '.join(map(str, args.seeds))}: "
+        "median and range",
+        fontsize=10,
+    )
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(args.plot, dpi=100)
+    print(f"plotted {args.plot}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ each could see (at most the listing's 100), the crawler's estimator (a Poisson r
 with a prior of one item a period) after 5, 20 and 100 re-visits, against the true rate.
 
     python bench/revisits.py [--period 0.5] [--periods 240] [--rate 10] [--seeds 0 1 2] [--with-web]
+        [--plot docs/bench/revisits.png]
+
+--plot draws the worth collected over time under each policy (the mean over seeds).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ class RunResult:
     errors: dict[int, list[float]]  # relative rate errors after n re-visits
     final: list[float]  # relative errors of the crawler's own totals at the end
     worths: list[float]  # the crawler's xi of each source: its items' mean relevance
+    ledger: list[tuple[float, float]]  # (seconds since the start, worth) of each item fetched
 
 
 async def run(
@@ -106,6 +110,7 @@ async def run(
                 record.worth_total / max(record.worth_items, 1)
                 for record in (learned[bed.source_url(i)] for i in range(len(specs)))
             ],
+            ledger=sorted((entry.time, entry.worth) for entry in bed.sources.ledger),
         )
     return result
 
@@ -162,6 +167,7 @@ async def main() -> None:
     parser.add_argument(
         "--with-web", action="store_true", help="seed the static web too (its pages become sources)"
     )
+    parser.add_argument("--plot", help="draw the worth collected over time here (a PNG file)")
     args = parser.parse_args()
     print(
         f"{len(PAPER)} sources, period {args.period} s, {args.periods} periods, "
@@ -229,6 +235,37 @@ async def main() -> None:
             print(f"  after {n:>3} re-visits: no source was re-visited that often")
     final = [e for r in everything for e in r.final]
     print(f"  the crawler's own totals at the end: {statistics.median(final):.3f} ({len(final)})")
+    if args.plot:
+        plot_collected(results, args)
+
+
+def plot_collected(results: dict[str, list[RunResult]], args: argparse.Namespace) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    grid = np.linspace(0, args.periods, 200)  # in periods
+    figure, axes = plt.subplots(figsize=(7, 4))
+    for policy, runs in results.items():
+        curves = []
+        for run_result in runs:
+            times = np.array([t for t, _ in run_result.ledger]) / args.period
+            worth = np.cumsum([w for _, w in run_result.ledger])
+            index = np.searchsorted(times, grid, side="right")
+            curves.append(np.concatenate([[0.0], worth])[index])
+        axes.plot(grid, np.mean(curves, axis=0), label=policy)
+    axes.set(xlabel="periods", ylabel="worth collected (sum of items' relevance)")
+    axes.set_title(
+        f"Re-visits: budget 1 a period, {len(PAPER)} sources, mean of {len(args.seeds)} seeds",
+        fontsize=10,
+    )
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(args.plot, dpi=100)
+    print(f"plotted {args.plot}")
 
 
 if __name__ == "__main__":
