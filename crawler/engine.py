@@ -208,9 +208,9 @@ class Engine:
             )
             if state is not None:
                 policy.set_state(state)
-            queued = await storage.count_queued(connection)
-        loaded = await self.frontier.refill(self.db)  # the best of them, up to the bound
-        self.frontier.spilled = queued - loaded
+            queued = await storage.count_queued_by_host(connection)
+        self.frontier.spill_count(queued)  # all of them in the database only, so far
+        await self.frontier.refill(self.db)  # the best of them, up to the bound
         self._observe_queues()
         self.metrics.sources.set(len(self.revisits.sources))
 
@@ -397,6 +397,8 @@ class Engine:
             now = self.clock()
             hosts = list(self.frontier.hosts())
             self.metrics.hosts_waiting.set(self.politeness.waiting_hosts(hosts, now))
+            if self.frontier.check_starved(now):
+                self._wake.set()  # the dispatcher starts the refill
             self.metrics.tasks.set(len(asyncio.all_tasks()))
             self.pool.refresh()
             if now - last_checkpoint >= CHECKPOINT_INTERVAL:

@@ -9,6 +9,10 @@ the database in the policy's order (highest score first for best-first, shallowe
 first otherwise), skipping the URLs it already holds or has dispatched and not stored,
 and taking no more than an even share of the capacity from any one host: politeness
 serves each host in turn, so memory full of a few hosts' URLs would starve the crawl.
+For the same reason a host whose URLs wait in the database only, while memory has room,
+brings a refill sooner (at most every STARVED_REFILL_INTERVAL seconds): otherwise the
+hosts left in memory as it drains are the few with the most URLs, and politeness holds
+the crawl to their pace until memory is half empty.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import storage
 from policies import Candidate, PriorityFrontier
 
 REFILL_BATCH = 5_000  # rows read a query
+STARVED_REFILL_INTERVAL = 30.0  # seconds: a refill reads many rows, so not too often
+STARVED_REFILL_ROOM = 4  # ... and only with a quarter of the capacity free to fill
 
 
 class BoundedFrontier:
@@ -32,6 +38,9 @@ class BoundedFrontier:
         self.capacity = capacity
         self.by_score = policy.name != "bfs"
         self.spilled = 0  # queued in the database only (an estimate, corrected by refills)
+        self.spilled_hosts: Counter[str] = Counter()  # the same by host
+        self._starved = False  # a host waits in the database only: refill before half
+        self._last_starved_refill = float("-inf")
         # queued URLs in memory, and those dispatched and not yet stored; re-visits of
         # stored pages are neither, and are always held
         self._in_memory: set[int] = set()
@@ -52,6 +61,7 @@ class BoundedFrontier:
             self.policy.push(candidate)
         elif len(self.policy) >= self.capacity:
             self.spilled += 1
+            self.spilled_hosts[candidate.host] += 1
         else:
             self._in_memory.add(url_id)
             self.policy.push(candidate)
@@ -86,11 +96,33 @@ class BoundedFrontier:
         """Candidates in memory and in the database only."""
         return len(self.policy) + self.spilled
 
+    def spill_count(self, by_host: dict[str, int]) -> None:
+        """Take these counts as the URLs queued in the database only (on a restart)."""
+        self.spilled_hosts = Counter(by_host)
+        self.spilled = sum(by_host.values())
+
     def needs_refill(self) -> bool:
-        return self.spilled > 0 and len(self.policy) < self.capacity // 2
+        return self.spilled > 0 and (self._starved or len(self.policy) < self.capacity // 2)
+
+    def check_starved(self, now: float) -> bool:
+        """Whether a host waits in the database only while memory has room for it; if so,
+        and the last such refill is long enough ago, the next `needs_refill` says yes.
+        Costs a pass over the hosts: call it now and then, not per dispatch."""
+        if (
+            self._starved
+            or now - self._last_starved_refill < STARVED_REFILL_INTERVAL
+            or self.capacity - len(self.policy) < self.capacity // STARVED_REFILL_ROOM
+        ):
+            return self._starved
+        in_memory = self.policy.host_sizes()
+        if any(host not in in_memory for host in self.spilled_hosts):
+            self._starved = True
+            self._last_starved_refill = now
+        return self._starved
 
     async def refill(self, db: AsyncEngine) -> int:
         """Bring queued URLs back from the database, best first, up to the capacity."""
+        self._starved = False
         stored: set[int] = set()
         self._stored_meanwhile = stored
         try:
@@ -110,7 +142,14 @@ class BoundedFrontier:
                 loaded += more
         # what the database still holds beyond memory
         self.spilled = max(self.spilled - loaded, 1) if full else 0
+        if not full:
+            self.spilled_hosts.clear()
         return loaded
+
+    def _take_back(self, host: str) -> None:
+        left = self.spilled_hosts.pop(host, 0) - 1
+        if left > 0:
+            self.spilled_hosts[host] = left
 
     async def _read_pass(
         self,
@@ -137,6 +176,7 @@ class BoundedFrontier:
                 ):
                     continue
                 per_host[queued.host] += 1
+                self._take_back(queued.host)
                 self._in_memory.add(queued.id)
                 self.policy.push(
                     Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)

@@ -179,8 +179,12 @@ async def count_queued_hosts(connection: AsyncConnection) -> int:
     return int(await connection.scalar(statement) or 0)
 
 
-async def count_queued(connection: AsyncConnection) -> int:
-    return int(await connection.scalar(select(func.count()).where(UrlRow.state == URL_QUEUED)) or 0)
+async def count_queued_by_host(connection: AsyncConnection) -> dict[str, int]:
+    """URLs in the frontier, by host."""
+    statement = (
+        select(UrlRow.host, func.count()).where(UrlRow.state == URL_QUEUED).group_by(UrlRow.host)
+    )
+    return {host: count for host, count in (await connection.execute(statement)).all()}
 
 
 async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -> None:

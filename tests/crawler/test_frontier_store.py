@@ -98,3 +98,40 @@ async def test_a_refill_gives_each_host_its_share_of_memory(db_url: str) -> None
         assert small.spilled == 1  # a has more in the database
     finally:
         await db.dispose()
+
+
+async def test_a_host_left_in_the_database_only_brings_a_refill_sooner(db_url: str) -> None:
+    db = storage.open_engine(db_url)
+    await storage.create_schema(db)
+    try:
+        async with db.begin() as connection:
+            rows = [storage.NewUrl(f"http://{h}/{i}", h, 1, 0.5) for h in "ab" for i in range(30)]
+            await storage.add_urls(connection, rows)
+            frontier = BoundedFrontier(BestFirst(), capacity=8)
+            frontier.spill_count(await storage.count_queued_by_host(connection))
+        assert frontier.spilled_hosts == {"a": 30, "b": 30}
+        await frontier.refill(db)
+        assert frontier.policy.host_sizes() == {"a": 4, "b": 4}
+        assert frontier.spilled_hosts == {"a": 26, "b": 26}
+        assert not frontier.check_starved(now=0.0)  # memory is full
+        # b's URLs in memory are all fetched: half the memory is still a's
+        while "b" in frontier.policy.host_sizes():
+            candidate = frontier.pop(lambda host: host == "b")
+            assert candidate is not None
+            await store(db, candidate)
+            frontier.stored(candidate.url_id)
+        assert len(frontier) == 4  # not below half: no refill for that
+        assert frontier.check_starved(now=100.0)
+        assert frontier.needs_refill()
+        await frontier.refill(db)
+        assert frontier.policy.host_sizes() == {"a": 4, "b": 4}
+        assert not frontier.needs_refill()
+        # fetch b's again: starved at once, but a refill for that waits its interval
+        for _ in range(4):
+            candidate = frontier.pop(lambda host: host == "b")
+            assert candidate is not None
+            frontier.stored(candidate.url_id)
+        assert not frontier.check_starved(now=110.0)
+        assert frontier.check_starved(now=131.0)
+    finally:
+        await db.dispose()
