@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import platform
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    Info,
+    ProcessCollector,
+)
 
 from crawler.outcomes import Outcome
 
@@ -19,6 +26,9 @@ RELEVANCE_BUCKETS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 class CrawlerMetrics:
     def __init__(self, registry: CollectorRegistry, *, version: str) -> None:
         self.registry = registry
+        # process_resident_memory_bytes, process_open_fds, process_cpu_seconds_total: a
+        # long crawl's memory and descriptors should stay flat
+        ProcessCollector(registry=registry)
         self.fetches = Counter(
             "crawler_fetches", "URLs visited, by outcome", ["outcome"], registry=registry
         )

@@ -215,7 +215,7 @@ def _politeness(plt: Any, history: CrawlHistory) -> tuple[Any, str]:
 
 def _controllers(plt: Any, history: CrawlHistory) -> tuple[Any, str]:
     samples = history.timeline
-    figure, grid = plt.subplots(3, 2, figsize=(11, 9), sharex=True)
+    figure, grid = plt.subplots(4, 2, figsize=(11, 12), sharex=True)
     if not samples:
         figure.suptitle("no timeline recorded")
         return figure, "The crawl recorded no timeline (it ran before the crawler kept one)."
@@ -271,6 +271,11 @@ def _controllers(plt: Any, history: CrawlHistory) -> tuple[Any, str]:
                 ("in memory", series("frontier_in_memory")),
             ],
         ),
+        ("resident memory (MB)", [("resident", series("resident_bytes") / 2**20)]),
+        (
+            "open file descriptors and event-loop tasks",
+            [("file descriptors", series("open_fds")), ("tasks", series("tasks"))],
+        ),
     ]
     for axes, (title, lines) in zip(grid.flat, panels, strict=True):
         for label, values in lines:
@@ -289,6 +294,7 @@ def _controllers(plt: Any, history: CrawlHistory) -> tuple[Any, str]:
     return figure, (
         "The controllers, sampled at every checkpoint: the fetcher pool's target and the "
         "visits in flight, the processor's queue, the rate estimates the pool is sized "
-        "with, pages lost at a full queue and the processor's idle share, and the fetch "
-        "budget's split between re-visits and discovery. Dotted lines mark restarts."
+        "with, pages lost at a full queue and the processor's idle share, the fetch "
+        "budget's split between re-visits and discovery, the frontier, and the process's "
+        "memory, file descriptors and tasks. Dotted lines mark restarts."
     )

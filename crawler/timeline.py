@@ -30,6 +30,8 @@ SAMPLED = {
     "pool_expected_cost": "crawler_pool_expected_cost",
     "hosts_waiting": "crawler_hosts_waiting_politeness",
     "tasks": "crawler_asyncio_tasks",
+    "resident_bytes": "process_resident_memory_bytes",
+    "open_fds": "process_open_fds",
     "sources": "crawler_sources",
     "revisit_new_items": "crawler_revisit_new_items_total",
 }

@@ -80,6 +80,9 @@ async def test_the_history_holds_every_page_once_and_every_run(
     # tasks and the testbed's connections are left, no visit task
     last_tasks = {sample.values["run"]: sample.values["tasks"] for sample in history.timeline}
     assert all(2 <= tasks <= 10 for tasks in last_tasks.values())
+    for sample in history.timeline:
+        assert sample.values["resident_bytes"] > 2**20
+        assert sample.values["open_fds"] > 2
     # one host at a time, a success each: closed exactly the delay after every response
     requests = sum(waits.requests for waits in history.host_waits.values())
     assert 120 <= requests <= 140  # robots.txt and redirect hops are requests too
