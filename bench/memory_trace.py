@@ -56,8 +56,10 @@ async def trace(args: argparse.Namespace, seed: str, hosts: list[str], db: str) 
     first: tracemalloc.Snapshot | None = None
     last: tracemalloc.Snapshot | None = None
     print("minute  stored  traced MB  RSS MB  tasks", flush=True)
-    while not crawl.done():
+    while True:
         await asyncio.wait([crawl], timeout=args.every)
+        if crawl.done():  # what a finished crawl let go of is not what it grew by
+            break
         minute = (time.monotonic() - started) / 60
         snapshot = tracemalloc.take_snapshot()
         if minute >= args.warm_up and first is None:
