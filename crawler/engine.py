@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
 GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
+MAX_WRITE_BACKLOG = 2_048  # results waiting for the writer before dispatching pauses
 TIMELINE_INTERVAL = 5.0  # seconds between the timeline's samples (also at checkpoints)
 MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 SCORER_STATE = "relevance.document_frequency"
@@ -241,7 +242,10 @@ class Engine:
                 room = min(room, left - self.in_flight)
             if self.frontier.needs_refill() and self._refill is None:
                 self._refill = group.create_task(self._refill_frontier(), name="refill")
-            if room > 0:
+            # backpressure: results the writer has not committed hold memory (text,
+            # links); past a bound, no new visits until it catches up
+            blocked = room <= 0 or self._writer.pending >= MAX_WRITE_BACKLOG
+            if not blocked:
                 candidate = self.frontier.pop(functools.partial(self._ready, now=now))
                 if candidate is not None:
                     self.politeness.start(candidate.host, now)
@@ -251,7 +255,8 @@ class Engine:
                     continue
             if self.is_idle():
                 return "frontier exhausted"
-            timeout = self._until_next_ready(now)
+            # blocked, a visit ending or a commit wakes the loop; else the next host's turn
+            timeout = MAX_IDLE_WAIT if blocked else self._until_next_ready(now)
             if deadline is not None:
                 timeout = min(timeout, max(0.0, deadline - now))
             self._wake.clear()

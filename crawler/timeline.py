@@ -23,6 +23,7 @@ SAMPLED = {
     "in_flight": "crawler_fetches_in_flight",
     "fetchers_target": "crawler_fetchers_target",
     "response_queue": "crawler_response_queue_length",
+    "write_queue": "crawler_write_queue_length",
     "losses": "crawler_fetch_losses_total",
     "processor_idle_seconds": "crawler_processor_idle_seconds_total",
     "arrival_rate": "crawler_fetch_arrival_rate",
