@@ -28,10 +28,12 @@ WINDOW = 5  # samples (seconds) over which the rate is averaged
 
 
 def load(paths: list[Path]) -> dict[int, dict[str, list[dict]]]:
+    """Every file's runs by size and kind; a later file's runs of a kind replace an
+    earlier one's (a re-run of one kind after a change)."""
     results: dict[int, dict[str, list[dict]]] = {}
     for path in paths:
         for size, runs in json.loads(path.read_text())["results"].items():
-            results[int(size)] = runs
+            results.setdefault(int(size), {}).update(runs)
     return dict(sorted(results.items()))
 
 
