@@ -20,7 +20,7 @@ from testbed_process import served_testbed
 
 PORT = 18_700
 # Avrachenkov & Borkar's sources, xi halved as in bench/revisits.py; mu and Lambda a second
-SOURCES = "0.5,0.14,2\n0.35,0.07,2\n0.1,0.14,2\n0.04,0.042,2\n"
+SOURCES = "xi,mu,Lambda\n0.5,0.14,2\n0.35,0.07,2\n0.1,0.14,2\n0.04,0.042,2\n"
 
 
 def main() -> None:
