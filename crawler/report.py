@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,17 +47,13 @@ def figures(
 ) -> dict[str, tuple[Any, str]]:
     """name: (figure, caption), in the report's order."""
     plt = _pyplot()
-    drawn: dict[str, tuple[Any, str]] = {}
-    makers: list[tuple[str, Callable[..., tuple[Any, str]]]] = [
-        ("harvest", lambda: _harvest(plt, history, truth, truth_threshold)),
-        ("relevance", lambda: _relevance(plt, history)),
-        ("outcomes", lambda: _outcomes(plt, history)),
-        ("politeness", lambda: _politeness(plt, history)),
-        ("controllers", lambda: _controllers(plt, history)),
-    ]
-    for name, make in makers:
-        drawn[name] = make()
-    return drawn
+    return {
+        "harvest": _harvest(plt, history, truth, truth_threshold),
+        "relevance": _relevance(plt, history),
+        "outcomes": _outcomes(plt, history),
+        "politeness": _politeness(plt, history),
+        "controllers": _controllers(plt, history),
+    }
 
 
 def summary(

@@ -47,12 +47,18 @@ class Timeline:
         self._reported: dict[str, tuple[int, float]] = {}  # host: totals at the last sample
 
     def sample(self, taken_at: float) -> storage.TimelineSample:
-        read = self.registry.get_sample_value
+        # one pass over the registry (each lookup by name would collect all of it)
+        read = {
+            (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for metric in self.registry.collect()
+            for sample in metric.samples
+        }
         values: dict = {"run": self.run}
-        for name, metric in SAMPLED.items():
-            values[name] = read(metric) or 0.0
+        for name, metric_name in SAMPLED.items():
+            values[name] = read.get((metric_name, ()), 0.0)
         values["budget"] = {
-            use: read("crawler_fetch_budget_used_total", {"use": use}) or 0.0 for use in BUDGET_USES
+            use: read.get(("crawler_fetch_budget_used_total", (("use", use),)), 0.0)
+            for use in BUDGET_USES
         }
         values["politeness"] = self._politeness_since_last()
         return storage.TimelineSample(taken_at, values)
