@@ -61,11 +61,7 @@ def medians(results: dict[int, dict[str, list[dict]]], out: Path) -> Path:
     rate_axes.set_yscale("log")
     rate_axes.legend(fontsize=8)
     figure.suptitle("Throughput and memory, medians of the runs (politeness off, loopback)")
-    figure.tight_layout()
-    path = out / "throughput.png"
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _save(figure, out / "throughput.png")
 
 
 def growth(results: dict[int, dict[str, list[dict]]], out: Path) -> Path:
@@ -99,8 +95,11 @@ def growth(results: dict[int, dict[str, list[dict]]], out: Path) -> Path:
         axes.grid(alpha=0.3)
         axes.legend(fontsize=8)
     figure.suptitle(f"As the crawl grows: a web of {size:,} pages, one run of each")
+    return _save(figure, out / "growth.png")
+
+
+def _save(figure: plt.Figure, path: Path) -> Path:
     figure.tight_layout()
-    path = out / "growth.png"
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path

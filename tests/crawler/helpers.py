@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import sqlite3
 import time
@@ -169,3 +170,29 @@ def stored(path: Path) -> int:
             return connection.execute("SELECT count(*) FROM urls WHERE state = 1").fetchone()[0]
         except sqlite3.OperationalError:  # the schema is not there yet
             return 0
+
+
+class GaugeWatch:
+    """The highest value a metric of `registry` reached while the block ran, polled
+    every `every` seconds; point `registry` at another to follow a second crawl."""
+
+    def __init__(self, name: str, registry: CollectorRegistry, *, every: float = 0.002) -> None:
+        self.name = name
+        self.registry = registry
+        self.every = every
+        self.most = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _poll(self) -> None:
+        while True:
+            value = self.registry.get_sample_value(self.name) or 0
+            self.most = max(self.most, int(value))
+            await asyncio.sleep(self.every)
+
+    async def __aenter__(self) -> GaugeWatch:
+        self._task = asyncio.create_task(self._poll())
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()

@@ -13,7 +13,7 @@ import storage
 from crawler import engine
 from crawler.testbed import Testbed
 from crawler.testbed_web import WebSpec
-from tests.crawler.helpers import collection, crawl
+from tests.crawler.helpers import GaugeWatch, collection, crawl
 
 BACKLOG, CONCURRENCY, BUFFER = 10, 8, 8
 SECONDS_PER_RECORD = 0.01  # a writer of 100 pages a second, slower than the fetchers
@@ -33,17 +33,10 @@ async def test_a_slow_writer_holds_back_the_fetchers(
     monkeypatch.setattr(storage, "record_fetches", slow_record_fetches)
     monkeypatch.setattr(engine, "MAX_WRITE_BACKLOG", BACKLOG)
     registry = CollectorRegistry()
-    most_waiting = 0
-
-    async def watch() -> None:
-        nonlocal most_waiting
-        while True:
-            waiting = registry.get_sample_value("crawler_write_queue_length") or 0
-            most_waiting = max(most_waiting, int(waiting))
-            await asyncio.sleep(0.002)
-
-    async with Testbed(WebSpec(pages=300, hosts=3, seed=2)) as bed:
-        watcher = asyncio.create_task(watch())
+    async with (
+        Testbed(WebSpec(pages=300, hosts=3, seed=2)) as bed,
+        GaugeWatch("crawler_write_queue_length", registry) as waiting,
+    ):
         summary = await crawl(
             db_url,
             bed.seeds,
@@ -54,8 +47,7 @@ async def test_a_slow_writer_holds_back_the_fetchers(
             per_host_concurrency=CONCURRENCY,
             buffer=BUFFER,
         )
-        watcher.cancel()
     assert summary.fetched == 250
     assert len(await collection(db_url)) == 250  # all written in the end
     # the bound, plus what was already fetched or queued when it was reached
-    assert BACKLOG <= most_waiting <= BACKLOG + CONCURRENCY + BUFFER + 1
+    assert BACKLOG <= waiting.most <= BACKLOG + CONCURRENCY + BUFFER + 1

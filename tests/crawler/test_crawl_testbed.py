@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry
 import storage
 from crawler.testbed import ServerSpec, Testbed
 from crawler.testbed_web import BROKEN, WebSpec
-from tests.crawler.helpers import collection, crawl, reachable, stored
+from tests.crawler.helpers import GaugeWatch, collection, crawl, reachable, stored
 
 
 async def test_a_whole_crawl_fetches_every_reachable_page_once(db_url: str) -> None:
@@ -134,17 +134,10 @@ async def test_a_frontier_beyond_its_memory_waits_in_the_database(db_url: str) -
     flight that may come back (throttled, deferred, lost at a full queue)."""
     capacity, concurrency = 20, 6
     registry = CollectorRegistry()
-    most_in_memory = 0
-
-    async def watch() -> None:
-        nonlocal most_in_memory
-        while True:
-            value = registry.get_sample_value("crawler_frontier_in_memory") or 0
-            most_in_memory = max(most_in_memory, int(value))
-            await asyncio.sleep(0.005)
-
-    async with Testbed(WebSpec(pages=400, hosts=3, seed=3)) as bed:
-        watcher = asyncio.create_task(watch())
+    async with (
+        Testbed(WebSpec(pages=400, hosts=3, seed=3)) as bed,
+        GaugeWatch("crawler_frontier_in_memory", registry, every=0.005) as in_memory,
+    ):
         settings = {
             "allowed_domains": tuple(bed.hostnames),
             "frontier_memory": capacity,
@@ -152,11 +145,10 @@ async def test_a_frontier_beyond_its_memory_waits_in_the_database(db_url: str) -
         }
         first = await crawl(db_url, bed.seeds, max_pages=100, registry=registry, **settings)
         assert first.frontier > capacity  # the rest waited in the database
-        registry = CollectorRegistry()
+        in_memory.registry = registry = CollectorRegistry()
         second = await crawl(db_url, bed.seeds, registry=registry, **settings)
-        watcher.cancel()
     assert second.stop_reason == "frontier exhausted"
-    assert 0 < most_in_memory <= capacity + concurrency
+    assert 0 < in_memory.most <= capacity + concurrency
     pages = await collection(db_url)
     covered = {p.final_url or p.url for p in pages.values()}
     assert [page for page in reachable(bed) if bed.page_url(page) not in covered] == []
