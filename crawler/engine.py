@@ -291,7 +291,9 @@ class Engine:
                 self.metrics.response_bytes.inc(visit.response.size)
             if visit.outcome.retried and candidate.attempts < self.limits.max_retries:
                 self.metrics.observe_outcome(visit.outcome)
-                self.frontier.push(dataclasses.replace(candidate, attempts=candidate.attempts + 1))
+                self.frontier.put_back(
+                    dataclasses.replace(candidate, attempts=candidate.attempts + 1)
+                )
                 return
             queue = self.queue_length
             self.pool.arrival(
@@ -299,7 +301,7 @@ class Engine:
             )
             if queue >= self.limits.buffer:
                 self.pool.loss()  # fetched in vain; fetched again later
-                self.frontier.push(candidate)
+                self.frontier.put_back(candidate)
                 return
             self.summary.fetched += 1
             self._responses.put_nowait(visit)

@@ -3,7 +3,9 @@
 Every queued URL is a row in the database (state queued) from the moment it is found, so
 memory need not hold them all: beyond `capacity` candidates, new ones are left to the
 database ("spilled") and only counted. Visits in flight that come back (throttled,
-deferred, lost at a full queue) are taken back whatever the count, keeping their tries.
+deferred, lost at a full queue) are put back whatever the count, keeping their tries.
+A refill may read a new URL between the writer's commit and its hand-back, and may even
+dispatch it before the hand-back: the new URL is then ignored, not taken for a put-back.
 When the frontier in memory falls below half its capacity, the engine refills it from
 the database in the policy's order (highest score first for best-first, shallowest
 first otherwise), skipping the URLs it already holds or has dispatched and not stored,
@@ -49,22 +51,29 @@ class BoundedFrontier:
         self._stored_meanwhile: set[int] | None = None
 
     def push(self, candidate: Candidate) -> None:
-        """Hold `candidate`, or leave it to the database when memory is full."""
+        """Hold a new URL or a re-visit, or leave a new URL to the database when memory
+        is full."""
         url_id = candidate.url_id
         if candidate.revisit:
             self.policy.push(candidate)
-        elif url_id in self._in_memory:
+        elif url_id in self._in_memory or url_id in self._dispatched:
             return  # a refill brought it first
-        elif url_id in self._dispatched:  # put back: throttled, deferred, or a loss
-            self._dispatched.discard(url_id)
-            self._in_memory.add(url_id)
-            self.policy.push(candidate)
         elif len(self.policy) >= self.capacity:
             self.spilled += 1
             self.spilled_hosts[candidate.host] += 1
         else:
             self._in_memory.add(url_id)
             self.policy.push(candidate)
+
+    def put_back(self, candidate: Candidate) -> None:
+        """Take back a dispatched candidate not stored (throttled, deferred, or a loss),
+        whatever memory holds."""
+        if not candidate.revisit:
+            if candidate.url_id not in self._dispatched:
+                return  # already put back
+            self._dispatched.discard(candidate.url_id)
+            self._in_memory.add(candidate.url_id)
+        self.policy.push(candidate)
 
     def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
         candidate = self.policy.pop(is_ready)

@@ -70,10 +70,33 @@ async def test_new_urls_beyond_the_bound_are_counted_and_put_backs_kept(db_url: 
         frontier.push(Candidate(999, "http://a.test/new", "a.test", 1, 0.0))
         frontier.push(Candidate(998, "http://a.test/new2", "a.test", 1, 0.0))
         assert (len(frontier), frontier.spilled) == (3, 2)
-        frontier.push(first)  # throttled: it comes back although memory is full
+        frontier.put_back(first)  # throttled: it comes back although memory is full
         assert len(frontier) == 4
-        frontier.push(first)  # and only once
+        frontier.put_back(first)  # and only once
         assert len(frontier) == 4
+    finally:
+        await db.dispose()
+
+
+async def test_a_new_url_a_refill_read_and_dispatched_first_is_not_queued_again(
+    db_url: str,
+) -> None:
+    """The writer commits new URLs, then hands them back; a refill in between may read
+    them from the database and dispatch one before the hand-back arrives."""
+    db, added = await queued_database(db_url, 4)
+    try:
+        frontier = BoundedFrontier(BreadthFirst(), capacity=10)
+        frontier.spill_count({"a.test": 4})
+        assert await frontier.refill(db) == 4
+        dispatched = frontier.pop(lambda host: True)
+        assert dispatched is not None
+        for queued in added:  # the writer's hand-back, late
+            frontier.push(Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score))
+        popped = [frontier.pop(lambda host: True) for _ in range(4)]
+        assert popped[3] is None
+        assert sorted([dispatched.url_id] + [c.url_id for c in popped[:3] if c]) == sorted(
+            q.id for q in added
+        )
     finally:
         await db.dispose()
 
