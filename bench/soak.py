@@ -5,8 +5,10 @@ The testbed and the crawler each run in a process of their own; the crawler is
 crawler's pages stored, frontier and asyncio tasks (from /metrics), its resident
 memory, open file descriptors and threads (from /proc), and prints a line; at the end,
 a summary of the first and last thirds, so a leak or a slowdown shows as a difference.
+With `--db FILE` the crawl's database is kept, for `crawler report` to draw its timeline.
 
     python bench/soak.py [--minutes 30] [--pages 1000000] [--hosts 50] [--delay 0.1]
+                         [--db soak.db]
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.1, help="seconds between requests")
     parser.add_argument("--frontier-memory", type=int, default=50_000)
     parser.add_argument("--every", type=float, default=30.0)
+    parser.add_argument("--db", type=Path, help="keep the crawl's database in this file")
     args = parser.parse_args()
+    if args.db is not None and args.db.exists():
+        parser.error(f"--db {args.db} exists: the soak starts from an empty database")
     with (
         tempfile.TemporaryDirectory() as scratch,
         served_testbed(port=18900, pages=args.pages, hosts=args.hosts) as (seed, hosts),
@@ -66,7 +71,7 @@ def main() -> None:
                 "--topic",
                 "solar energy",
                 "--db",
-                f"sqlite+aiosqlite:///{scratch}/soak.db",
+                f"sqlite+aiosqlite:///{args.db or Path(scratch) / 'soak.db'}",
                 "--duration",
                 str(args.minutes * 60),
                 "--delay",
