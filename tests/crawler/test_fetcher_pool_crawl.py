@@ -63,8 +63,9 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
         return sample
 
     arrival, service = value("crawler_fetch_arrival_rate"), value("crawler_processor_service_rate")
-    # one fetcher brings a page every latency plus the crawler's own overhead
-    assert 0.5 / latency < arrival < 1.05 / latency
+    # one fetcher brings a page every latency plus the crawler's own overhead (the
+    # server shares the event loop with 40 visits: up to about the latency again)
+    assert 0.4 / latency < arrival < 1.05 / latency
     assert value("crawler_fetch_arrival_rate_stddev") < 0.2 * arrival
     assert service > arrival  # processing a page is faster than fetching one
     expected_cost = value("crawler_pool_expected_cost")
