@@ -9,6 +9,9 @@ visits, the processor, the writer, the re-visit plans and the checkpoints. The e
 decides whether to dispatch (the pool policy's target number of visits in flight);
 politeness decides when each host may be asked. A page that
 meets a full response queue is a loss (Talim et al.): its URL goes back to the frontier.
+A visit waiting part-way for a host's turn (a redirect's target) is not fetching: its
+place goes to another visit meanwhile, and visits in all stay within twice the
+concurrency.
 """
 
 from __future__ import annotations
@@ -114,6 +117,8 @@ class Engine:
         self._refill: asyncio.Task[None] | None = None
         self._dirty_hosts: set[str] = set()
         visitor.on_host_changed = self._dirty_hosts.add
+        visitor.on_waiting = self._wake.set  # a place to fetch is free
+        visitor.may_fetch = lambda: self.in_flight < self.target_in_flight
         visitor.conditional_headers = self.revisits.conditional_headers
 
     # -- control ---------------------------------------------------------------------
@@ -125,7 +130,8 @@ class Engine:
 
     @property
     def in_flight(self) -> int:
-        return len(self._visits)
+        """Visits fetching, not those waiting part-way for a host's turn."""
+        return len(self._visits) - self.visitor.waiting
 
     @property
     def target_in_flight(self) -> int:
@@ -234,12 +240,15 @@ class Engine:
             now = self.clock()
             if deadline is not None and now >= deadline:
                 return "duration"
-            room = self.target_in_flight - self.in_flight
+            room = min(
+                self.target_in_flight - self.in_flight - self.visitor.waiting_ready(now),
+                2 * limits.concurrency - len(self._visits),  # waiting ones included
+            )
             if limits.max_pages is not None:
                 left = limits.max_pages - self.summary.fetched
                 if left <= 0:
                     return "max_pages"
-                room = min(room, left - self.in_flight)
+                room = min(room, left - len(self._visits))
             if self.frontier.needs_refill() and self._refill is None:
                 self._refill = group.create_task(self._refill_frontier(), name="refill")
             # backpressure: results the writer has not committed hold memory (text,
@@ -296,9 +305,8 @@ class Engine:
                 )
                 return
             queue = self.queue_length
-            self.pool.arrival(
-                candidate.host, self.clock() - dispatched, queue=queue, active=self.in_flight
-            )
+            busy = self.clock() - dispatched - visit.waited  # a fetcher's time on the page
+            self.pool.arrival(candidate.host, busy, queue=queue, active=self.in_flight)
             if queue >= self.limits.buffer:
                 self.pool.loss()  # fetched in vain; fetched again later
                 self.frontier.put_back(candidate)
@@ -307,6 +315,7 @@ class Engine:
             self._responses.put_nowait(visit)
         finally:
             self._visits.discard(asyncio.current_task())  # type: ignore[arg-type]
+            self.visitor.place_freed()
             self._observe_queues()
             self._wake.set()
 

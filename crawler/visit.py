@@ -3,12 +3,18 @@
 The dispatcher has already taken the first host's slot. Each request holds its host's
 slot until its response has been read; a redirect then waits for the next host's turn,
 is checked against scope, robots.txt and the network guard, and only then is fetched.
+A visit waiting for a host's turn holds no connection: `waiting` counts them, so that
+the engine can start other visits meanwhile; once the turn comes, the visit goes on
+when the engine has a place to fetch (`may_fetch`), before any new visit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,6 +41,7 @@ class Visit:
     response: Response | None = None
     fetched_at: datetime | None = None
     seconds: float = 0.0  # time spent on the page's own request
+    waited: float = 0.0  # time spent part-way waiting for a host's turn, not fetching
 
     @property
     def status(self) -> int | None:
@@ -54,6 +61,7 @@ class Visitor:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         on_host_changed: Callable[[str], None] = lambda host: None,
+        on_waiting: Callable[[], None] = lambda: None,
         conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
     ) -> None:
         self.fetcher = fetcher
@@ -65,10 +73,20 @@ class Visitor:
         self.clock = clock
         self.wall_clock = wall_clock
         self.on_host_changed = on_host_changed
+        self.on_waiting = on_waiting  # a visit began to wait for a host's turn
+        self.may_fetch: Callable[[], bool] = lambda: True  # the engine has a place free
+        self.waiting = 0  # visits waiting for a host's turn, part-way
+        self._waiting_hosts: Counter[str] = Counter()
+        self._place_freed = asyncio.Event()
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
 
     async def visit(self, candidate: Candidate) -> Visit:
         """Fetch `candidate`, whose host slot the caller has already taken."""
+        waits: list[float] = []
+        visit = await self._hops(candidate, waits)
+        return dataclasses.replace(visit, waited=sum(waits)) if waits else visit
+
+    async def _hops(self, candidate: Candidate, waits: list[float]) -> Visit:
         url = URL(candidate.url, encoded=True)
         host = candidate.host
         held = True
@@ -84,7 +102,7 @@ class Visitor:
                         held = False
                         return Visit(candidate, error.outcome, str(url))
                     held = False
-                    await self.acquire(host)
+                    waits.append(await self.acquire(host))
                     held = True
                 verdict = self.robots.verdict(entry, str(url))
                 if verdict is not Verdict.ALLOW:
@@ -143,7 +161,7 @@ class Visitor:
                             candidate, Outcome.OUT_OF_SCOPE, str(target), response, fetched_at
                         )
                     url, host = target, host_key(target)
-                    await self.acquire(host)
+                    waits.append(await self.acquire(host))
                     held = True
                     continue
                 return Visit(
@@ -158,16 +176,42 @@ class Visitor:
             if held:  # cancelled or failed while holding the slot: give it back
                 self.politeness.release(host)
 
-    async def acquire(self, host: str) -> None:
-        """Wait for `host`'s turn, then take its slot."""
-        while True:
-            now = self.clock()
-            if self.politeness.ready(host, now):
-                self.politeness.start(host, now)
-                return
-            ready_at = self.politeness.ready_at(host)
-            wait = POLL_INTERVAL if ready_at is None else min(ready_at - now, POLL_INTERVAL)
-            await asyncio.sleep(max(wait, 0.001))
+    def waiting_ready(self, now: float) -> int:
+        """Waiting visits whose host's turn has come: they go before any new visit."""
+        return sum(n for host, n in self._waiting_hosts.items() if self.politeness.ready(host, now))
+
+    def place_freed(self) -> None:
+        """A visit ended: the waiting ones look again."""
+        self._place_freed.set()
+        self._place_freed.clear()
+
+    async def acquire(self, host: str) -> float:
+        """Wait for `host`'s turn, then take its slot; the seconds waited."""
+        now = started = self.clock()
+        if self.politeness.ready(host, now):  # the visit keeps its place to fetch
+            self.politeness.start(host, now)
+            return 0.0
+        self.waiting += 1
+        self._waiting_hosts[host] += 1
+        self.on_waiting()
+        try:
+            while True:
+                ready_at = self.politeness.ready_at(host)
+                if ready_at is None or ready_at <= now:  # no place yet: until one is freed
+                    wait = POLL_INTERVAL
+                else:
+                    wait = min(ready_at - now, POLL_INTERVAL)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._place_freed.wait(), max(wait, 0.001))
+                now = self.clock()
+                if self.politeness.ready(host, now) and self.may_fetch():
+                    self.politeness.start(host, now)
+                    return now - started
+        finally:
+            self.waiting -= 1
+            self._waiting_hosts[host] -= 1
+            if not self._waiting_hosts[host]:
+                del self._waiting_hosts[host]
 
     def _outcome(self, candidate: Candidate, response: Response) -> Outcome:
         if response.status == 304 and candidate.revisit:

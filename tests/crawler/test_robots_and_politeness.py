@@ -15,6 +15,7 @@ from tests.crawler.helpers import (
     crawl,
     html,
     links,
+    redirect,
     serve,
     serving,
     site,
@@ -158,3 +159,34 @@ async def test_503_storm_without_retry_after_backs_off_then_gives_up(db_url: str
     assert gaps[1] > gaps[0] >= 0.1  # the backoff doubles each time
     page = (await collection(db_url))[base + "down"]
     assert (page.status, page.error) == (503, "http_error")
+
+
+async def test_a_redirect_waiting_for_its_targets_turn_frees_its_place_to_fetch(
+    db_url: str,
+) -> None:
+    """With one place to fetch, a redirect to a host with a long Crawl-delay waits for
+    that host's turn without holding the place: the first host's pages are fetched
+    meanwhile, and still never two requests at once."""
+    target = site({"/landing": html(links())}, robots="User-agent: *\nCrawl-delay: 1.5\n")
+    async with serving(target) as target_base:
+        origin = site(
+            {
+                "/": html(links("/moved", *PAGES)),
+                "/moved": redirect(target_base + "landing"),
+                **{path: html(links()) for path in PAGES},
+            }
+        )
+        async with serving(origin) as base:
+            # breadth-first takes the root's links in order: /moved first
+            await crawl(db_url, [base], policy="bfs", concurrency=1, delay=0.1)
+    asked = origin[SEEN].requests
+    redirected = next(r for r in asked if r[0] == "/moved")
+    landed = next(r for r in target[SEEN].requests if r[0] == "/landing")
+    assert landed[1] - redirected[2] >= 1.5  # the target's Crawl-delay was kept
+    meanwhile = [r for r in asked if redirected[2] < r[1] < landed[1]]
+    assert len(meanwhile) >= 3  # every 0.1 s or so
+    everything = sorted(asked + target[SEEN].requests, key=lambda r: r[1])
+    assert all(later[1] >= earlier[2] for earlier, later in itertools.pairwise(everything))
+    pages = await collection(db_url)
+    assert pages[base + "moved"].final_url == target_base + "landing"
+    assert all(pages[base + path[1:]].error is None for path in PAGES)
