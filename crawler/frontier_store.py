@@ -29,7 +29,7 @@ from policies import Candidate, PriorityFrontier
 
 REFILL_BATCH = 5_000  # rows read a query
 STARVED_REFILL_INTERVAL = 30.0  # seconds: a refill reads many rows, so not too often
-STARVED_REFILL_ROOM = 4  # ... and only with a quarter of the capacity free to fill
+STARVED_REFILL_ROOM = 8  # ... and only with an eighth of the capacity free to fill
 
 
 class BoundedFrontier:
