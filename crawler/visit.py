@@ -75,8 +75,7 @@ class Visitor:
         self.on_host_changed = on_host_changed
         self.on_waiting = on_waiting  # a visit began to wait for a host's turn
         self.may_fetch: Callable[[], bool] = lambda: True  # the engine has a place free
-        self.waiting = 0  # visits waiting for a host's turn, part-way
-        self._waiting_hosts: Counter[str] = Counter()
+        self._waiting_hosts: Counter[str] = Counter()  # visits waiting for a host's turn
         self._place_freed = asyncio.Event()
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
 
@@ -176,6 +175,11 @@ class Visitor:
             if held:  # cancelled or failed while holding the slot: give it back
                 self.politeness.release(host)
 
+    @property
+    def waiting(self) -> int:
+        """Visits waiting part-way for a host's turn."""
+        return self._waiting_hosts.total()
+
     def waiting_ready(self, now: float) -> int:
         """Waiting visits whose host's turn has come: they go before any new visit."""
         return sum(n for host, n in self._waiting_hosts.items() if self.politeness.ready(host, now))
@@ -191,7 +195,6 @@ class Visitor:
         if self.politeness.ready(host, now):  # the visit keeps its place to fetch
             self.politeness.start(host, now)
             return 0.0
-        self.waiting += 1
         self._waiting_hosts[host] += 1
         self.on_waiting()
         try:
@@ -201,14 +204,15 @@ class Visitor:
                     wait = POLL_INTERVAL
                 else:
                     wait = min(ready_at - now, POLL_INTERVAL)
+                # a timeout scope, not wait_for: that would make a task of every wait
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._place_freed.wait(), max(wait, 0.001))
+                    async with asyncio.timeout(max(wait, 0.001)):
+                        await self._place_freed.wait()
                 now = self.clock()
                 if self.politeness.ready(host, now) and self.may_fetch():
                     self.politeness.start(host, now)
                     return now - started
         finally:
-            self.waiting -= 1
             self._waiting_hosts[host] -= 1
             if not self._waiting_hosts[host]:
                 del self._waiting_hosts[host]
