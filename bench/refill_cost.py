@@ -14,6 +14,8 @@ import statistics
 import time
 from pathlib import Path
 
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 import storage
 from crawler.frontier_store import BoundedFrontier
 from policies import BestFirst
@@ -24,7 +26,7 @@ def resident_mb() -> float:
         return int(statm.read().split()[1]) * 4096 / 2**20
 
 
-async def timed_refill(frontier: BoundedFrontier, db) -> tuple[int, float, float]:  # type: ignore[no-untyped-def]
+async def timed_refill(frontier: BoundedFrontier, db: AsyncEngine) -> tuple[int, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     loaded = await frontier.refill(db)
     return loaded, time.perf_counter() - wall, time.process_time() - cpu
