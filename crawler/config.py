@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
+from crawler.robots import PRODUCT_TOKEN
 from policies import frontier_policy_names
 from policies.fetcher_pool import pool_policy_names
 
@@ -127,7 +128,11 @@ class CrawlConfig:
             f"must be one of {', '.join(pools)} (got {self.fetchers!r})",
         )
         _require(0 <= self.metrics_port <= 65535, "metrics_port", "must be a port (0 disables)")
-        _require(bool(self.user_agent.strip()), "user_agent", "must not be empty")
+        _require(
+            PRODUCT_TOKEN.match(self.user_agent.strip()) is not None,
+            "user_agent",
+            "must start with a product token (letters, '-' or '_'), as robots.txt names it",
+        )
         known = frontier_policy_names()
         _require(
             self.policy in known,

@@ -21,7 +21,6 @@ from crawler.robots import MAX_ROBOTS_BYTES
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
 READ_CHUNK = 64 * 1024
-ROBOTS_MAX_REDIRECTS = 5  # RFC 9309: follow at least five
 
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
 
@@ -52,6 +51,15 @@ class Response:
     @property
     def is_html(self) -> bool:
         return self.content_type is None or self.content_type in HTML_TYPES
+
+    def text(self) -> str | None:
+        """The body as text: its declared charset if Python knows it, else UTF-8."""
+        if self.body is None:
+            return None
+        try:
+            return self.body.decode(self.charset or "utf-8", errors="replace")
+        except LookupError:  # a charset no codec is known for
+            return self.body.decode("utf-8", errors="replace")
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -100,6 +108,7 @@ class Fetcher:
             limit=0,  # the engine bounds concurrency
             ttl_dns_cache=300,
             resolver=GuardedResolver(self.guard),
+            socket_factory=self.guard.socket,  # every connection, on its real address
         )
         self._session = aiohttp.ClientSession(
             connector=connector,
@@ -116,40 +125,17 @@ class Fetcher:
 
     async def get(self, url: URL, headers: Mapping[str, str] | None = None) -> Response:
         """One request, no redirects followed. Raises FetchError on no usable answer."""
-        return await self._request(
-            url, allow_redirects=False, limit=self.max_body_bytes, html_only=True, headers=headers
-        )
+        return await self._request(url, limit=self.max_body_bytes, html_only=True, headers=headers)
 
-    async def get_robots(self, origin: URL) -> tuple[int | None, str | None]:
-        """(status, text) of origin's robots.txt; (None, None) when there is no answer.
-
-        Raises FetchError only for an address the network guard refuses.
-        """
-        try:
-            response = await self._request(
-                origin.with_path("/robots.txt"),
-                allow_redirects=True,
-                limit=MAX_ROBOTS_BYTES,
-                html_only=False,
-            )
-        except FetchError as error:
-            if error.outcome is Outcome.PRIVATE_NETWORK:
-                raise
-            if error.outcome is Outcome.TOO_MANY_REDIRECTS:
-                # RFC 9309 2.3.1.2: not reached within five redirects, it is unavailable,
-                # which allows everything (as a 404 does)
-                return 404, None
-            return None, None
-        text = None
-        if response.body is not None:
-            text = response.body.decode(response.charset or "utf-8", errors="replace")
-        return response.status, text
+    async def get_robots(self, url: URL) -> Response:
+        """One request for a robots.txt, no redirects followed: the visitor follows them,
+        each hop in its host's turn. Raises FetchError on no usable answer."""
+        return await self._request(url, limit=MAX_ROBOTS_BYTES, html_only=False)
 
     async def _request(
         self,
         url: URL,
         *,
-        allow_redirects: bool,
         limit: int,
         html_only: bool,
         headers: Mapping[str, str] | None = None,
@@ -157,13 +143,7 @@ class Fetcher:
         if self._session is None:
             raise RuntimeError("Fetcher.open() was not called")
         try:
-            self.guard.check_host(url.raw_host or "")
-            async with self._session.get(
-                url,
-                allow_redirects=allow_redirects,
-                max_redirects=ROBOTS_MAX_REDIRECTS,
-                headers=headers,
-            ) as response:
+            async with self._session.get(url, allow_redirects=False, headers=headers) as response:
                 header = response.headers.get("Content-Type")
                 media_type = header.split(";", 1)[0].strip().lower() if header else None
                 body: bytes | None = None
@@ -200,8 +180,6 @@ class Fetcher:
             raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error
         except (TimeoutError, aiohttp.ServerTimeoutError) as error:
             raise FetchError(Outcome.TIMEOUT, "timed out") from error
-        except aiohttp.TooManyRedirects as error:
-            raise FetchError(Outcome.TOO_MANY_REDIRECTS, str(error)) from error
         except aiohttp.ClientConnectorError as error:
             if _caused_by(error, PrivateNetworkError):
                 raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error

@@ -1,8 +1,11 @@
 """Refuse connections to private, loopback, link-local and other special networks.
 
-The check is in the resolver, so it applies to every connection aiohttp opens, after
-every redirect and on every DNS answer (the address checked is the address used).
-IP-literal hosts skip aiohttp's resolver, so the fetcher checks those with `check_host`.
+The check is in the socket factory the connector opens every connection with, so it is
+made on the address actually connected to: for pages, robots.txt and every redirect hop,
+for names and IP literals alike (aiohttp skips its resolver for the latter). The
+resolver also leaves refused answers out, so a name with a refused and a permitted
+address connects to the permitted one, and a name with only refused ones fails at once
+with a clear error.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import ipaddress
 import socket
 from collections.abc import Iterable
 
+from aiohappyeyeballs import AddrInfoType
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
@@ -43,14 +47,13 @@ class NetworkGuard:
             return not (ip.is_multicast or ip.is_unspecified)
         return ip.is_global
 
-    def check_host(self, host: str) -> None:
-        """Raise if `host` is an IP literal that is refused; names are checked on lookup."""
-        try:
-            ipaddress.ip_address(host.strip("[]"))
-        except ValueError:
-            return
-        if not self.permits(host.strip("[]")):
-            raise PrivateNetworkError(f"address {host} is in a refused network")
+    def socket(self, addr_info: AddrInfoType) -> socket.socket:
+        """A socket for a connection to `addr_info`'s address, if the address is permitted
+        (aiohttp's `socket_factory`)."""
+        family, type_, proto, _, address = addr_info
+        if not self.permits(str(address[0])):
+            raise PrivateNetworkError(f"address {address[0]} is in a refused network")
+        return socket.socket(family=family, type=type_, proto=proto)
 
 
 class GuardedResolver(AbstractResolver):

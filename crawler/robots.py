@@ -2,16 +2,30 @@
 
 2xx: the rules apply. 4xx (but 429): no rules, everything is allowed. 5xx, 429 or no
 answer: everything is disallowed, and the host is asked again after `retry` seconds.
+Groups are matched on the user agent's product token (RFC 9309 2.2.1: `testbot` of
+`testbot/2.0 (+https://example.org/bot)`), never on its version or contact URL.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 
 from protego import Protego
 
 MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 asks parsers to read at least 500 KiB
+MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
+
+PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
+
+
+def product_token(user_agent: str) -> str:
+    """The part of a User-Agent that robots.txt groups name (RFC 9309: a-z, A-Z, _, -)."""
+    match = PRODUCT_TOKEN.match(user_agent.strip())
+    if match is None:
+        raise ValueError(f"user agent {user_agent!r} does not start with a product token")
+    return match.group(0)
 
 
 class Verdict(Enum):
@@ -35,6 +49,7 @@ class RobotsEntry:
 class RobotsCache:
     def __init__(self, *, user_agent: str, ttl: float, retry: float) -> None:
         self.user_agent = user_agent
+        self.token = product_token(user_agent)
         self.ttl = ttl
         self.retry = retry
         self._entries: dict[str, RobotsEntry] = {}
@@ -58,12 +73,12 @@ class RobotsCache:
     def verdict(self, entry: RobotsEntry, url: str) -> Verdict:
         if not entry.available:
             return Verdict.UNAVAILABLE
-        if entry.rules is None or entry.rules.can_fetch(url, self.user_agent):
+        if entry.rules is None or entry.rules.can_fetch(url, self.token):
             return Verdict.ALLOW
         return Verdict.DISALLOW
 
     def crawl_delay(self, entry: RobotsEntry) -> float:
         if entry.rules is None:
             return 0.0
-        delay = entry.rules.crawl_delay(self.user_agent)
+        delay = entry.rules.crawl_delay(self.token)
         return float(delay) if delay is not None else 0.0

@@ -24,7 +24,7 @@ from yarl import URL
 from crawler.fetcher import Fetcher, FetchError, Response
 from crawler.outcomes import Outcome
 from crawler.politeness import Feedback, Politeness
-from crawler.robots import RobotsCache, RobotsEntry, Verdict
+from crawler.robots import MAX_ROBOTS_REDIRECTS, RobotsCache, RobotsEntry, Verdict
 from crawler.urls import BadUrlError, Scope, canonicalize, host_key
 from policies import Candidate
 
@@ -94,13 +94,11 @@ class Visitor:
             while True:
                 entry = self.robots.get(host, self.wall_clock())
                 if entry is None:
+                    held = False  # _fetch_robots gives the slot back, whatever happens
                     try:
-                        entry = await self._fetch_robots(url, host)
+                        entry = await self._fetch_robots(url, host, waits)
                     except FetchError as error:  # a refused address: no request was made
-                        self.politeness.release(host)
-                        held = False
                         return Visit(candidate, error.outcome, str(url))
-                    held = False
                     waits.append(await self.acquire(host))
                     held = True
                 verdict = self.robots.verdict(entry, str(url))
@@ -230,13 +228,56 @@ class Visitor:
             return Outcome.NOT_HTML
         return Outcome.OK
 
-    async def _fetch_robots(self, url: URL, host: str) -> RobotsEntry:
-        """Fetch and cache robots.txt, holding `host`'s slot; releases it when done."""
-        status, body = await self.fetcher.get_robots(url.origin())
-        feedback = Feedback.FAILURE if status is None else Feedback.SUCCESS
+    async def _fetch_robots(self, url: URL, host: str, waits: list[float]) -> RobotsEntry:
+        """Fetch and cache `host`'s robots.txt, holding its slot; gives the slot back.
+
+        Redirects are followed here, up to five (RFC 9309), each hop in its own host's
+        turn and through the fetcher, so the network guard sees every address. Raises
+        FetchError only when `host` itself is refused: no request was made.
+        """
+        target, hop_host = url.origin().with_path("/robots.txt"), host
+        status: int | None = None  # no answer: unavailable
+        holding: str | None = host  # the slot to give back if this is cancelled or fails
+        try:
+            for hop in range(MAX_ROBOTS_REDIRECTS + 1):
+                if hop:
+                    waits.append(await self.acquire(hop_host))
+                    holding = hop_host
+                try:
+                    response = await self.fetcher.get_robots(target)
+                except FetchError as error:
+                    holding = None
+                    if error.outcome is not Outcome.PRIVATE_NETWORK:
+                        self._finish(hop_host, Feedback.FAILURE)
+                        break
+                    self.politeness.release(hop_host)  # no request was made
+                    if hop == 0:
+                        raise
+                    break
+                throttled = response.status in THROTTLE_STATUSES
+                feedback = Feedback.THROTTLED if throttled else Feedback.SUCCESS
+                redirect = response.status in REDIRECT_STATUSES and response.location
+                if not redirect:  # the rules first: their Crawl-delay spaces this request
+                    entry = self._store_robots(host, response.status, response.text())
+                holding = None
+                self._finish(hop_host, feedback, response.retry_after)
+                if not redirect:
+                    return entry
+                try:
+                    target = canonicalize(response.location or "", base=target)
+                except BadUrlError:
+                    break  # a redirect to nowhere: unavailable
+                hop_host = host_key(target)
+            else:
+                status = 404  # not reached within five redirects: unavailable, so allowed
+        finally:
+            if holding is not None:
+                self.politeness.release(holding)
+        return self._store_robots(host, status, None)
+
+    def _store_robots(self, host: str, status: int | None, body: str | None) -> RobotsEntry:
         entry = self.robots.store(host, status, body, self.wall_clock())
         self.politeness.set_crawl_delay(host, self.robots.crawl_delay(entry))
-        self._finish(host, feedback)
         return entry
 
     def _finish(self, host: str, feedback: Feedback, retry_after: float | None = None) -> None:

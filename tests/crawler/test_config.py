@@ -38,7 +38,8 @@ def test_environment_lists_and_booleans() -> None:
         ({"relevance_threshold": 1.5}, "'relevance_threshold' must be between 0 and 1"),
         ({"metrics_port": 70000}, "'metrics_port' must be a port"),
         ({"delay": float("inf")}, "'delay' must be finite"),
-        ({"user_agent": " "}, "'user_agent' must not be empty"),
+        ({"user_agent": " "}, "'user_agent' must start with a product token"),
+        ({"user_agent": "2.0 (+https://example.org)"}, "'user_agent' must start with a product"),
     ],
 )
 def test_a_bad_value_names_the_setting(values: dict[str, object], message: str) -> None:

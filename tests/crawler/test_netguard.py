@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import socket
+
 import pytest
 from aiohttp.abc import AbstractResolver, ResolveResult
 
@@ -39,10 +41,15 @@ def test_allowed_networks_open_exactly_those_networks() -> None:
     assert NetworkGuard(allow_private=True).permits("192.168.1.1")
 
 
-def test_ip_literal_hosts_are_checked_directly() -> None:
+def test_a_socket_is_made_only_for_a_permitted_address() -> None:
+    """The connector's socket factory sees the address actually connected to."""
+    tcp = (socket.SOCK_STREAM, socket.IPPROTO_TCP, "")
     with pytest.raises(PrivateNetworkError, match="refused network"):
-        NetworkGuard().check_host("[::1]")
-    NetworkGuard().check_host("example.com")  # names are checked when resolved
+        NetworkGuard().socket((socket.AF_INET6, *tcp, ("::1", 80, 0, 0)))
+    with pytest.raises(PrivateNetworkError, match="refused network"):
+        NetworkGuard().socket((socket.AF_INET, *tcp, ("169.254.169.254", 80)))
+    with NetworkGuard().socket((socket.AF_INET, *tcp, ("93.184.216.34", 80))) as made:
+        assert made.family == socket.AF_INET
 
 
 class FixedResolver(AbstractResolver):
