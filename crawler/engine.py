@@ -295,7 +295,11 @@ class Engine:
 
     async def _visit(self, candidate: Candidate, *, dispatched: float) -> None:
         try:
-            visit = await self.visitor.visit(candidate)
+            try:
+                visit = await self.visitor.visit(candidate)
+            except Exception:  # a bug met on this URL is its outcome, not the crawl's end
+                log.warning("internal error visiting %s", candidate.url, exc_info=True)
+                visit = Visit(candidate, Outcome.INTERNAL_ERROR, candidate.url)
             if visit.response is not None:
                 self.metrics.response_bytes.inc(visit.response.size)
             if visit.outcome.retried and candidate.attempts < self.limits.max_retries:
@@ -331,7 +335,12 @@ class Engine:
                 return
             self._processing += 1
             try:
-                processed = self.processor.process(visit)
+                try:
+                    processed = self.processor.process(visit)
+                except Exception:  # recorded as this URL's outcome; the crawl goes on
+                    log.warning("internal error processing %s", visit.final_url, exc_info=True)
+                    failed = dataclasses.replace(visit, outcome=Outcome.INTERNAL_ERROR)
+                    processed = self.processor.process(failed)
                 self._writer.put(processed.write)
                 self._observe_processed(visit, processed.outcome, processed.relevance)
                 self.pool.departure(

@@ -25,6 +25,7 @@ class Outcome(StrEnum):
     BAD_CONTENT = "bad_content"  # an HTML body that could not be decoded or parsed
     THROTTLED = "throttled"  # 429/503: the URL goes back to the frontier
     DEFERRED = "deferred"  # robots.txt unavailable: the URL goes back to the frontier
+    INTERNAL_ERROR = "internal_error"  # a bug met while visiting or processing this URL
 
     @property
     def error(self) -> str | None:
