@@ -97,6 +97,7 @@ class Engine:
         self.politeness = politeness
         self.robots = robots
         self.visitor = visitor
+        self.fetched = visitor.fetched
         self.processor = processor
         self.scorer = scorer
         self.metrics = metrics
@@ -256,8 +257,17 @@ class Engine:
             blocked = room <= 0 or self._writer.pending >= MAX_WRITE_BACKLOG
             if not blocked:
                 candidate = self.frontier.pop(functools.partial(self._ready, now=now))
+                if (
+                    candidate is not None
+                    and not candidate.revisit
+                    and candidate.url in self.fetched
+                ):
+                    # a redirect took this URL on: that visit fetches and records it
+                    self.frontier.stored(candidate.url_id)
+                    continue
                 if candidate is not None:
                     self.politeness.start(candidate.host, now)
+                    self.fetched.begin(candidate.url)
                     task = group.create_task(self._visit(candidate, dispatched=now))
                     self._visits.add(task)
                     self._observe_queues()
@@ -304,6 +314,7 @@ class Engine:
                 self.metrics.response_bytes.inc(visit.response.size)
             if visit.outcome.retried and candidate.attempts < self.limits.max_retries:
                 self.metrics.observe_outcome(visit.outcome)
+                self.fetched.end([candidate.url, *visit.hops])
                 self.frontier.put_back(
                     dataclasses.replace(candidate, attempts=candidate.attempts + 1)
                 )
@@ -313,6 +324,7 @@ class Engine:
             self.pool.arrival(candidate.host, busy, queue=queue, active=self.in_flight)
             if queue >= self.limits.buffer:
                 self.pool.loss()  # fetched in vain; fetched again later
+                self.fetched.end([candidate.url, *visit.hops])
                 self.frontier.put_back(candidate)
                 return
             self.summary.fetched += 1
@@ -369,6 +381,8 @@ class Engine:
         for item in committed:
             candidate, record = item.write.candidate, item.write.record
             self.frontier.stored(candidate.url_id)
+            self.frontier.drop(item.dropped)
+            self.fetched.end([candidate.url, *(hop.url for hop in item.write.reached)])
             children = [_candidate(queued) for queued in item.new_urls]
             relevance = 0.0 if record is None else record.relevance or 0.0
             self.frontier.on_fetched(candidate, relevance, children)

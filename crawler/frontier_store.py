@@ -20,7 +20,7 @@ the crawl to their pace until memory is half empty.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -49,6 +49,7 @@ class BoundedFrontier:
         self._dispatched: set[int] = set()
         # stored while a refill reads: the rows it read may still say queued
         self._stored_meanwhile: set[int] | None = None
+        self._dropped: set[int] = set()  # in memory, but reached by a redirect: skipped
 
     def push(self, candidate: Candidate) -> None:
         """Hold a new URL or a re-visit, or leave a new URL to the database when memory
@@ -76,11 +77,21 @@ class BoundedFrontier:
         self.policy.push(candidate)
 
     def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
-        candidate = self.policy.pop(is_ready)
-        if candidate is not None and not candidate.revisit:
+        while (candidate := self.policy.pop(is_ready)) is not None and not candidate.revisit:
             self._in_memory.discard(candidate.url_id)
-            self._dispatched.add(candidate.url_id)
+            if candidate.url_id not in self._dropped:
+                self._dispatched.add(candidate.url_id)
+                break
+            self._dropped.discard(candidate.url_id)
         return candidate
+
+    def drop(self, url_ids: Iterable[int]) -> None:
+        """These queued URLs were fetched as redirect targets: never dispatch them."""
+        for url_id in url_ids:
+            if url_id in self._in_memory:
+                self._dropped.add(url_id)
+            if self._stored_meanwhile is not None:  # a refill may have read them as queued
+                self._stored_meanwhile.add(url_id)
 
     def stored(self, url_id: int) -> None:
         """The URL's visit is in the database: it is no longer queued."""

@@ -46,7 +46,8 @@ class Processor:
         fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
             signature = PageSignature(fetched_at=fetched_at)
-            return Processed(PageWrite(visit.candidate, None, signature=signature), outcome, None)
+            write = PageWrite(visit.candidate, None, signature=signature, reached=_reached(visit))
+            return Processed(write, outcome, None)
         analysis: PageAnalysis | None = None
         response = visit.response
         if outcome is Outcome.OK and response is not None and response.body is not None:
@@ -96,7 +97,8 @@ class Processor:
                 hashlib.blake2b(response.body, digest_size=8).hexdigest(),
                 fetched_at,
             )
-        return Processed(PageWrite(visit.candidate, record, links, signature), outcome, relevance)
+        write = PageWrite(visit.candidate, record, links, signature, _reached(visit))
+        return Processed(write, outcome, relevance)
 
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, relevance: float
@@ -112,3 +114,12 @@ class Processor:
             if self.scope.allows(url, depth):
                 links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
         return links
+
+
+def _reached(visit: Visit) -> list[storage.NewUrl]:
+    """The redirect targets the visit took on: known and done from now on."""
+    candidate = visit.candidate
+    return [
+        storage.NewUrl(hop, host_key(URL(hop, encoded=True)), candidate.depth, 0.0, candidate.url)
+        for hop in visit.hops
+    ]

@@ -20,6 +20,7 @@ import storage
 from crawler import __version__
 from crawler.config import ConfigError, CrawlConfig
 from crawler.engine import CrawlSummary, Engine, EngineLimits
+from crawler.fetched_urls import FetchedUrls
 from crawler.fetcher import Fetcher
 from crawler.metrics import CrawlerMetrics
 from crawler.metrics_server import MetricsServer
@@ -109,6 +110,7 @@ async def run_crawl(
         )
         visitor = Visitor(
             fetcher=fetcher,
+            fetched=FetchedUrls(db),
             politeness=politeness,
             robots=robots,
             scope=scope,

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 
 from yarl import URL
 
+from crawler.fetched_urls import FetchedUrls
 from crawler.fetcher import Fetcher, FetchError, Response
 from crawler.outcomes import Outcome
 from crawler.politeness import Feedback, Politeness
@@ -42,6 +43,7 @@ class Visit:
     fetched_at: datetime | None = None
     seconds: float = 0.0  # time spent on the page's own request
     waited: float = 0.0  # time spent part-way waiting for a host's turn, not fetching
+    hops: tuple[str, ...] = ()  # the redirect targets taken on, in order
 
     @property
     def status(self) -> int | None:
@@ -53,6 +55,7 @@ class Visitor:
         self,
         *,
         fetcher: Fetcher,
+        fetched: FetchedUrls,
         politeness: Politeness,
         robots: RobotsCache,
         scope: Scope,
@@ -65,6 +68,7 @@ class Visitor:
         conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
     ) -> None:
         self.fetcher = fetcher
+        self.fetched = fetched
         self.politeness = politeness
         self.robots = robots
         self.scope = scope
@@ -80,12 +84,18 @@ class Visitor:
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
 
     async def visit(self, candidate: Candidate) -> Visit:
-        """Fetch `candidate`, whose host slot the caller has already taken."""
+        """Fetch `candidate`, whose host slot the caller has already taken. The redirect
+        targets it takes on stay under way in `fetched` until the caller ends them."""
         waits: list[float] = []
-        visit = await self._hops(candidate, waits)
-        return dataclasses.replace(visit, waited=sum(waits)) if waits else visit
+        hops: list[str] = []
+        try:
+            visit = await self._hops(candidate, waits, hops)
+        except BaseException:
+            self.fetched.end(hops)
+            raise
+        return dataclasses.replace(visit, waited=sum(waits), hops=tuple(hops))
 
-    async def _hops(self, candidate: Candidate, waits: list[float]) -> Visit:
+    async def _hops(self, candidate: Candidate, waits: list[float], hops: list[str]) -> Visit:
         url = URL(candidate.url, encoded=True)
         host = candidate.host
         held = True
@@ -157,6 +167,11 @@ class Visitor:
                         return Visit(
                             candidate, Outcome.OUT_OF_SCOPE, str(target), response, fetched_at
                         )
+                    if not await self.fetched.claim(str(target)):
+                        return Visit(
+                            candidate, Outcome.DUPLICATE, str(target), response, fetched_at
+                        )
+                    hops.append(str(target))
                     url, host = target, host_key(target)
                     waits.append(await self.acquire(host))
                     held = True

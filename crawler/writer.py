@@ -44,6 +44,7 @@ class PageWrite:
     record: storage.FetchRecord | None  # None: nothing new to record (304 Not Modified)
     links: Sequence[storage.NewUrl] = ()
     signature: PageSignature = PageSignature()
+    reached: Sequence[storage.NewUrl] = ()  # the redirect targets the visit took on
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class Committed:
 
     write: PageWrite
     new_urls: list[storage.QueuedUrl] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)  # queued URLs a redirect reached
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,10 @@ class StorageWriter:
                 await storage.record_fetches(
                     connection, [p.record for p in pages if p.record is not None]
                 )
+                # before the links: a target linked in the same batch is not queued
+                dropped = await storage.mark_reached(
+                    connection, [hop for page in pages for hop in page.reached]
+                )
                 new_urls = await storage.add_urls(
                     connection, [link for page in pages for link in page.links]
                 )
@@ -135,13 +141,16 @@ class StorageWriter:
             # half-written, and the uncommitted URLs are still queued in the database
             raise storage.StorageError(f"cannot write to the database: {error}") from error
         self._pending -= len(batch)
-        self.on_committed(_attribute(pages, new_urls))
+        self.on_committed(_attribute(pages, new_urls, dropped))
         if self._pending == 0:
             self._drained.set()
 
 
-def _attribute(pages: list[PageWrite], new_urls: list[storage.QueuedUrl]) -> list[Committed]:
-    """Give each new URL to the first page in the batch that linked to it."""
+def _attribute(
+    pages: list[PageWrite], new_urls: list[storage.QueuedUrl], dropped: dict[str, int]
+) -> list[Committed]:
+    """Give each new URL to the first page in the batch that linked to it, and each
+    dropped one to the first page that reached it."""
     by_url = {queued.url: queued for queued in new_urls}
     committed = []
     for page in pages:
@@ -150,5 +159,6 @@ def _attribute(pages: list[PageWrite], new_urls: list[storage.QueuedUrl]) -> lis
             queued = by_url.pop(link.url, None)
             if queued is not None:
                 mine.append(queued)
-        committed.append(Committed(page, mine))
+        gone = [dropped.pop(hop.url) for hop in page.reached if hop.url in dropped]
+        committed.append(Committed(page, mine, gone))
     return committed

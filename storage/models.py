@@ -19,6 +19,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 URL_QUEUED = 0  # in the frontier
 URL_DONE = 1  # fetched, failed for good, or refused
+URL_REACHED = 2  # fetched as another URL's redirect target; that URL's row has the page
 
 
 class Base(DeclarativeBase):

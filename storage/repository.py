@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from storage.models import (
     URL_DONE,
     URL_QUEUED,
+    URL_REACHED,
     CrawlMeta,
     HostRow,
     LearnedState,
@@ -70,6 +71,42 @@ async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[
     ]
     result = await connection.execute(statement, rows)
     return [QueuedUrl(*row) for row in result.all()]
+
+
+async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> dict[str, int]:
+    """Record URLs fetched as redirect targets: known, and never queued again. Returns
+    the ids of those that were queued, by URL, for the frontier to drop."""
+    if not urls:
+        return {}
+    result = await connection.execute(
+        update(UrlRow)
+        .where(UrlRow.url.in_([new.url for new in urls]), UrlRow.state == URL_QUEUED)
+        .values(state=URL_REACHED)
+        .returning(UrlRow.url, UrlRow.id)
+    )
+    dropped = {url: url_id for url, url_id in result.all()}
+    rows = [
+        {
+            "url": new.url,
+            "host": new.host,
+            "depth": new.depth,
+            "score": new.score,
+            "discovered_from": new.discovered_from,
+            "state": URL_REACHED,
+            "fetch_count": 0,
+        }
+        for new in urls
+    ]
+    await connection.execute(
+        _insert(connection, UrlRow).on_conflict_do_nothing(index_elements=["url"]), rows
+    )
+    return dropped
+
+
+async def is_known_done(connection: AsyncConnection, url: str) -> bool:
+    """Whether `url` was fetched (or refused for good) directly or as a redirect target."""
+    state = await connection.scalar(select(UrlRow.state).where(UrlRow.url == url))
+    return state is not None and state != URL_QUEUED
 
 
 _RECORD_FETCH = (

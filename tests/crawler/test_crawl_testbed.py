@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,12 @@ async def test_a_whole_crawl_fetches_every_reachable_page_once(db_url: str) -> N
     missing = [page for page in reachable(bed) if bed.page_url(page) not in covered]
     assert missing == []
     assert all(p.fetch_count == 1 for p in pages.values())
+    # counted at the server: every URL once, a page behind a redirect included
+    asked = Counter((r.host, r.path) for r in served)
+    assert [request for request, times in asked.items() if times > 1] == []
+    duplicates = [p for p in pages.values() if p.error == "duplicate"]
+    assert duplicates  # redirects to pages fetched already, not followed
+    assert all(p.final_url in covered for p in duplicates)
     assert not [r for r in served if r.path.startswith("/private/")]
     robots_requests = [r for r in served if r.path == "/robots.txt"]
     assert len(robots_requests) == 3  # once per host

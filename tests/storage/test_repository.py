@@ -66,6 +66,30 @@ async def test_recording_a_fetch_takes_the_url_out_of_the_frontier(engine: Async
     assert text == "hello " * 100
 
 
+async def test_a_redirect_target_is_known_and_done_and_leaves_the_frontier(
+    engine: AsyncEngine,
+) -> None:
+    async with engine.begin() as connection:
+        queued = await storage.add_urls(
+            connection,
+            [NewUrl("http://a/queued", "a", 1, 0.5), NewUrl("http://a/other", "a", 1, 0)],
+        )
+        reached = [NewUrl("http://a/queued", "a", 2, 0), NewUrl("http://b/new", "b", 2, 0)]
+        dropped = await storage.mark_reached(connection, reached)
+        linked_later = await storage.add_urls(connection, [NewUrl("http://b/new", "b", 3, 0.9)])
+    assert dropped == {"http://a/queued": queued[0].id}  # the frontier drops it
+    assert linked_later == []  # never queued
+    async with engine.connect() as connection:
+        frontier = [q.url async for batch in storage.iter_queued(connection) for q in batch]
+        exported = [r.url async for r in storage.iter_export(connection)]
+        known = [
+            await storage.is_known_done(connection, u) for u in ("http://b/new", "http://a/other")
+        ]
+    assert frontier == ["http://a/other"]
+    assert exported == []  # the page is on the redirecting URL's row
+    assert known == [True, False]
+
+
 async def test_fetching_again_counts_and_replaces(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
         (queued,) = await storage.add_urls(connection, [NewUrl("http://a/", "a", 0, 0.0)])
