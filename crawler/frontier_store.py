@@ -8,9 +8,10 @@ A refill may read a new URL between the writer's commit and its hand-back, and m
 dispatch it before the hand-back: the new URL is then ignored, not taken for a put-back.
 When the frontier in memory falls below half its capacity, the engine refills it from
 the database in the policy's order (highest score first for best-first, shallowest
-first otherwise), skipping the URLs it already holds or has dispatched and not stored,
-and taking no more than an even share of the capacity from any one host: politeness
-serves each host in turn, so memory full of a few hosts' URLs would starve the crawl.
+first otherwise, ties to the shallower), skipping the URLs it already holds or has
+dispatched and not stored, and taking no more than an even share of the capacity from
+any one host: politeness serves each host in turn, so memory full of a few hosts' URLs
+would starve the crawl.
 For the same reason a host whose URLs wait in the database only, while memory has room,
 brings a refill sooner (at most every STARVED_REFILL_INTERVAL seconds): otherwise the
 hosts left in memory as it drains are the few with the most URLs, and politeness holds
@@ -193,5 +194,4 @@ class BoundedFrontier:
                 loaded += 1
             if len(batch) < REFILL_BATCH:
                 return loaded, len(self.policy) >= self.capacity
-            last = batch[-1]
-            after = (last.score if self.by_score else float(last.depth), last.id)
+            after = batch[-1]

@@ -155,21 +155,23 @@ async def best_queued(
     *,
     by_score: bool,
     limit: int,
-    after: tuple[float, int] | None = None,
+    after: QueuedUrl | None = None,
 ) -> list[QueuedUrl]:
     """Queued URLs in the frontier's order: highest score first (`by_score`), else
-    shallowest first; ties by id. `after` is the (score or depth, id) of the last one
+    shallowest first; ties to the shallower, then by id. `after` is the last one
     already read."""
     statement = select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score).where(
         UrlRow.state == URL_QUEUED
     )
-    column = UrlRow.score if by_score else UrlRow.depth
     if after is not None:
-        key, last_id = after
-        beyond = column < key if by_score else column > key
-        statement = statement.where(beyond | ((column == key) & (UrlRow.id > last_id)))
-    order = column.desc() if by_score else column
-    result = await connection.execute(statement.order_by(order, UrlRow.id).limit(limit))
+        beyond = (UrlRow.depth > after.depth) | (
+            (UrlRow.depth == after.depth) & (UrlRow.id > after.id)
+        )
+        if by_score:
+            beyond = (UrlRow.score < after.score) | ((UrlRow.score == after.score) & beyond)
+        statement = statement.where(beyond)
+    order = (UrlRow.score.desc(), UrlRow.depth) if by_score else (UrlRow.depth,)
+    result = await connection.execute(statement.order_by(*order, UrlRow.id).limit(limit))
     return [QueuedUrl(*row) for row in result.all()]
 
 
