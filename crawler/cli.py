@@ -410,10 +410,15 @@ def _testbed(args: argparse.Namespace) -> int:
             sources=sources,
         )
         async with bed:
-            if args.ground_truth:
-                bed.write_ground_truth(args.ground_truth)
             print(f"testbed: {args.pages} pages on {', '.join(bed.base_urls)}")
             print(f"seed: {bed.seeds[0]}\ntopic: {bed.topic}")
+            if args.ground_truth:
+                bed.write_ground_truth(args.ground_truth)
+                truth = args.ground_truth
+                print(
+                    f"crawl it: crawler run --seeds-file {truth / 'seeds.txt'} "
+                    f"--topic-file {truth / 'topic.txt'} --allow-private-networks"
+                )
             for i in range(len(sources)):
                 print(f"source {i}: {bed.source_url(i)}")
             if sources:
