@@ -14,6 +14,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -29,6 +30,10 @@ class Candidate:
     score: float  # the link's estimated relevance, 0..1
     attempts: int = 0  # earlier tries that were put back (throttled, deferred)
     revisit: bool = False  # a fetched source, fetched again for what it published since
+    # what the fetch that found it showed, for a URL read back from storage: the parent's
+    # relevance (None: unknown, or a seed) and how many new URLs that fetch revealed
+    parent_relevance: float | None = None
+    revealed: int = 0
 
 
 class PriorityFrontier:
@@ -41,6 +46,11 @@ class PriorityFrontier:
     """
 
     name = "priority"
+    # The order in which a frontier spilled to the database comes back: "score" or
+    # "depth" where the priority grows with the link's score or falls with its depth
+    # (the database reads them in that order), else "priority": every queued URL is read
+    # and the policy's own `priorities` choose.
+    refill_order: ClassVar[str] = "priority"
 
     def __init__(self) -> None:
         # (negated priority, depth, sequence, candidate) by host
@@ -141,6 +151,7 @@ class BreadthFirst(PriorityFrontier):
     """Shallowest first, then in order of discovery."""
 
     name = "bfs"
+    refill_order = "depth"
 
     def priority(self, candidate: Candidate) -> float:
         return -float(candidate.depth)
@@ -150,6 +161,7 @@ class BestFirst(PriorityFrontier):
     """Highest estimated relevance first ("fringe greedy"); breadth-first among equals."""
 
     name = "best-first"
+    refill_order = "score"
 
     def priority(self, candidate: Candidate) -> float:
         return candidate.score
