@@ -1,4 +1,4 @@
-"""The `crawler` command: run, export, status, testbed, demo."""
+"""The `crawler` command: run, export, status, healthcheck, testbed, demo."""
 
 from __future__ import annotations
 
@@ -123,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--db", required=True, help="database URL")
     status.add_argument("--relevance-threshold", type=float)
     status.add_argument("--json", action="store_true", help="one JSON object")
+
+    health = commands.add_parser(
+        "healthcheck", help="ask a running crawler's /healthz on the port its settings name"
+    )
+    health.add_argument("--config", type=Path, help="the crawl's TOML file of settings")
+    health.add_argument("--timeout", type=float, default=4.0, help="seconds to wait (default 4)")
 
     report = commands.add_parser("report", help="draw a crawl: an HTML file or PNG files")
     report.add_argument("--db", required=True, help="database URL")
@@ -367,6 +373,21 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _healthcheck(args: argparse.Namespace) -> int:
+    from crawler.healthcheck import check_health, health_url
+
+    config = build_config(file_values=read_toml(args.config) if args.config else {})
+    url = health_url(config)
+    if url is None:
+        print("metrics_port is 0: no /healthz to ask", file=sys.stderr)
+        return 0
+    problem = check_health(url, timeout=args.timeout)
+    if problem is not None:
+        print(f"crawler: unhealthy: {problem}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _testbed(args: argparse.Namespace) -> int:
     from crawler.testbed import ServerSpec, Testbed
     from crawler.testbed_sources import EphemeralSource
@@ -389,10 +410,15 @@ def _testbed(args: argparse.Namespace) -> int:
             sources=sources,
         )
         async with bed:
-            if args.ground_truth:
-                bed.write_ground_truth(args.ground_truth)
             print(f"testbed: {args.pages} pages on {', '.join(bed.base_urls)}")
             print(f"seed: {bed.seeds[0]}\ntopic: {bed.topic}")
+            if args.ground_truth:
+                bed.write_ground_truth(args.ground_truth)
+                truth = args.ground_truth
+                print(
+                    f"crawl it: crawler run --seeds-file {truth / 'seeds.txt'} "
+                    f"--topic-file {truth / 'topic.txt'} --allow-private-networks"
+                )
             for i in range(len(sources)):
                 print(f"source {i}: {bed.source_url(i)}")
             if sources:
@@ -604,6 +630,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "export": _export,
         "report": _report,
         "status": _status,
+        "healthcheck": _healthcheck,
         "testbed": _testbed,
         "demo": _demo,
         "plan": _plan,

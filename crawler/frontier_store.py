@@ -7,10 +7,13 @@ deferred, lost at a full queue) are put back whatever the count, keeping their t
 A refill may read a new URL between the writer's commit and its hand-back, and may even
 dispatch it before the hand-back: the new URL is then ignored, not taken for a put-back.
 When the frontier in memory falls below half its capacity, the engine refills it from
-the database in the policy's order (highest score first for best-first, shallowest
-first otherwise), skipping the URLs it already holds or has dispatched and not stored,
-and taking no more than an even share of the capacity from any one host: politeness
-serves each host in turn, so memory full of a few hosts' URLs would starve the crawl.
+the database in the policy's order, as the policy declares it (`refill_order`): the
+database reads best-first's URLs by score and breadth-first's by depth (ties to the
+shallower); for a policy whose order no column gives (Q-learning), every queued URL is
+read with what its parent's fetch showed and the policy's own priorities choose. A
+refill skips the URLs memory already holds or has dispatched and not stored, and takes
+no more than an even share of the capacity from any one host: politeness serves each
+host in turn, so memory full of a few hosts' URLs would starve the crawl.
 For the same reason a host whose URLs wait in the database only, while memory has room,
 brings a refill sooner (at most every STARVED_REFILL_INTERVAL seconds): otherwise the
 hosts left in memory as it drains are the few with the most URLs, and politeness holds
@@ -19,6 +22,7 @@ the crawl to their pace until memory is half empty.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -38,7 +42,6 @@ class BoundedFrontier:
             raise ValueError(f"the frontier's capacity must be at least 2, got {capacity}")
         self.policy = policy
         self.capacity = capacity
-        self.by_score = policy.name != "bfs"
         self.spilled = 0  # queued in the database only (an estimate, corrected by refills)
         self.spilled_hosts: Counter[str] = Counter()  # the same by host
         self._starved = False  # a host waits in the database only: refill before half
@@ -141,7 +144,8 @@ class BoundedFrontier:
         return self._starved
 
     async def refill(self, db: AsyncEngine) -> int:
-        """Bring queued URLs back from the database, best first, up to the capacity."""
+        """Bring queued URLs back from the database in the policy's order, up to the
+        capacity."""
         self._starved = False
         stored: set[int] = set()
         self._stored_meanwhile = stored
@@ -156,8 +160,11 @@ class BoundedFrontier:
             per_host = Counter(self.policy.host_sizes())
             # first each host's share; then, if the others ran out, whatever is left
             share = max(self.capacity // max(hosts, 1), 1)
-            loaded, full = await self._read_pass(connection, stored, per_host, share)
-            if not full:
+            if self.policy.refill_order == "priority":
+                loaded, full = await self._read_ranked(connection, stored, per_host, share)
+            else:
+                loaded, full = await self._read_pass(connection, stored, per_host, share)
+            if not full and self.policy.refill_order != "priority":
                 more, full = await self._read_pass(connection, stored, per_host, None)
                 loaded += more
         # what the database still holds beyond memory
@@ -165,6 +172,15 @@ class BoundedFrontier:
         if not full:
             self.spilled_hosts.clear()
         return loaded
+
+    def _held(self, url_id: int, stored: set[int]) -> bool:
+        return url_id in self._in_memory or url_id in self._dispatched or url_id in stored
+
+    def _load(self, candidate: Candidate, per_host: Counter[str]) -> None:
+        per_host[candidate.host] += 1
+        self._take_back(candidate.host)
+        self._in_memory.add(candidate.url_id)
+        self.policy.push(candidate)
 
     def _take_back(self, host: str) -> None:
         left = self.spilled_hosts.pop(host, 0) - 1
@@ -182,27 +198,74 @@ class BoundedFrontier:
         loaded, after = 0, None
         while True:
             batch = await storage.best_queued(
-                connection, by_score=self.by_score, limit=REFILL_BATCH, after=after
+                connection,
+                by_score=self.policy.refill_order == "score",
+                limit=REFILL_BATCH,
+                after=after,
             )
             for queued in batch:
                 # new URLs may have filled memory while the database was read
                 if len(self.policy) >= self.capacity:
                     return loaded, True
-                if (
-                    queued.id in self._in_memory
-                    or queued.id in self._dispatched
-                    or queued.id in stored
-                    or (share is not None and per_host[queued.host] >= share)
+                if self._held(queued.id, stored) or (
+                    share is not None and per_host[queued.host] >= share
                 ):
                     continue
-                per_host[queued.host] += 1
-                self._take_back(queued.host)
-                self._in_memory.add(queued.id)
-                self.policy.push(
-                    Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)
-                )
+                self._load(_candidate(queued), per_host)
                 loaded += 1
             if len(batch) < REFILL_BATCH:
                 return loaded, len(self.policy) >= self.capacity
-            last = batch[-1]
-            after = (last.score if self.by_score else float(last.depth), last.id)
+            after = batch[-1]
+
+    async def _read_ranked(
+        self, connection: AsyncConnection, stored: set[int], per_host: Counter[str], share: int
+    ) -> tuple[int, bool]:
+        """Every queued URL not held, ranked by the policy: each host's best up to its
+        share, then the best of the rest while memory has room. Holds at most twice the
+        capacity while it reads. (URLs loaded, whether the database holds more.)"""
+        # (priority, shallower, earlier, candidate): min-heaps of the best seen so far
+        best: dict[str, list[tuple[float, int, int, Candidate]]] = {}
+        rest: list[tuple[float, int, int, Candidate]] = []
+        waiting, after = 0, 0
+        while True:
+            batch = await storage.queued_with_parents(
+                connection, limit=REFILL_BATCH, after_id=after
+            )
+            candidates = [_candidate(q) for q in batch if not self._held(q.id, stored)]
+            waiting += len(candidates)
+            for candidate, priority in zip(
+                candidates, self.policy.priorities(candidates).tolist(), strict=True
+            ):
+                entry = (priority, -candidate.depth, -candidate.url_id, candidate)
+                heap = best.setdefault(candidate.host, [])
+                if len(heap) < share - per_host[candidate.host]:
+                    heapq.heappush(heap, entry)
+                    continue
+                if heap and entry > heap[0]:
+                    entry = heapq.heapreplace(heap, entry)
+                if len(rest) < self.capacity:
+                    heapq.heappush(rest, entry)
+                elif entry > rest[0]:
+                    heapq.heapreplace(rest, entry)
+            if len(batch) < REFILL_BATCH:
+                break
+            after = batch[-1].id
+        # new URLs may have filled memory while the database was read
+        room = max(self.capacity - len(self.policy), 0)
+        chosen = sorted((entry for heap in best.values() for entry in heap), reverse=True)
+        chosen = chosen[:room] + heapq.nlargest(room - min(len(chosen), room), rest)
+        for entry in sorted(chosen, reverse=True):
+            self._load(entry[3], per_host)
+        return len(chosen), waiting > len(chosen)
+
+
+def _candidate(queued: storage.QueuedUrl) -> Candidate:
+    return Candidate(
+        queued.id,
+        queued.url,
+        queued.host,
+        queued.depth,
+        queued.score,
+        parent_relevance=queued.parent_relevance,
+        revealed=queued.revealed,
+    )

@@ -77,6 +77,11 @@ class Testbed:
     def seeds(self) -> list[str]:
         return [self.page_url(0)] + [self.source_url(i) for i in range(len(self.sources.specs))]
 
+    @property
+    def home_urls(self) -> list[str]:
+        """Each host's home page: seeds that a crawl kept to its seeds' hosts needs."""
+        return [self.page_url(host) for host in range(self.web.spec.hosts)]
+
     def source_url(self, source: int) -> str:
         return f"{self.base_urls[source % self.web.spec.hosts]}/s/{source}"
 
@@ -238,7 +243,9 @@ class Testbed:
         return web.Response(text="<html><body>private</body></html>", content_type="text/html")
 
     def write_ground_truth(self, directory: Path) -> None:
-        """pages.tsv, links.tsv, seeds.txt and topic.txt for what is being served."""
+        """pages.tsv, links.tsv, seeds.txt and topic.txt for what is being served. The
+        seeds are every host's home page (and the sources), so that a crawl of seeds.txt,
+        which stays on its seeds' hosts, reaches every host."""
         directory.mkdir(parents=True, exist_ok=True)
         web_ = self.web
         with (directory / "pages.tsv").open("w") as pages:
@@ -251,5 +258,6 @@ class Testbed:
                 source = self.page_url(page)
                 for target in web_.links_of(page).tolist():
                     links.write(f"{source}\t{self.page_url(target)}\n")
-        (directory / "seeds.txt").write_text("\n".join(self.seeds) + "\n")
+        sources = [self.source_url(i) for i in range(len(self.sources.specs))]
+        (directory / "seeds.txt").write_text("\n".join(self.home_urls + sources) + "\n")
         (directory / "topic.txt").write_text(self.topic + "\n")

@@ -14,6 +14,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -29,22 +30,34 @@ class Candidate:
     score: float  # the link's estimated relevance, 0..1
     attempts: int = 0  # earlier tries that were put back (throttled, deferred)
     revisit: bool = False  # a fetched source, fetched again for what it published since
+    # what the fetch that found it showed, for a URL read back from storage: the parent's
+    # relevance (None: unknown, or a seed) and how many new URLs that fetch revealed
+    parent_relevance: float | None = None
+    revealed: int = 0
 
 
 class PriorityFrontier:
     """Per-host priority queues under one heap of host heads.
 
-    Highest `priority` first, ties first-in first-out. Popping skips the hosts that are
-    not ready without losing their place.
+    Highest `priority` first, ties to the shallower URL, then first-in first-out: with
+    no signal in the priorities the order is breadth-first, so a page with thousands of
+    equal links does not starve its siblings one level up. Popping skips the hosts that
+    are not ready without losing their place.
     """
 
     name = "priority"
+    # The order in which a frontier spilled to the database comes back: "score" or
+    # "depth" where the priority grows with the link's score or falls with its depth
+    # (the database reads them in that order), else "priority": every queued URL is read
+    # and the policy's own `priorities` choose.
+    refill_order: ClassVar[str] = "priority"
 
     def __init__(self) -> None:
-        self._queues: dict[str, list[tuple[float, int, Candidate]]] = {}
-        # (negated priority, sequence, host) of each host's head; stale entries are
+        # (negated priority, depth, sequence, candidate) by host
+        self._queues: dict[str, list[tuple[float, int, int, Candidate]]] = {}
+        # (negated priority, depth, sequence, host) of each host's head; stale entries are
         # skipped lazily when a host's head has changed since the entry was pushed.
-        self._heads: list[tuple[float, int, str]] = []
+        self._heads: list[tuple[float, int, int, str]] = []
         self._sequence = itertools.count()
         self._size = 0
 
@@ -55,29 +68,29 @@ class PriorityFrontier:
         queue = self._queues.setdefault(candidate.host, [])
         # a re-visit is due now: it goes before its host's discoveries, whatever the order
         key = -math.inf if candidate.revisit else -self.priority(candidate)
-        entry = (key, next(self._sequence), candidate)
+        entry = (key, candidate.depth, next(self._sequence), candidate)
         heapq.heappush(queue, entry)
         self._size += 1
         if queue[0] is entry:
-            heapq.heappush(self._heads, (entry[0], entry[1], candidate.host))
+            heapq.heappush(self._heads, (*entry[:3], candidate.host))
 
     def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
         """The best candidate whose host `is_ready`, or None."""
-        skipped: list[tuple[float, int, str]] = []
+        skipped: list[tuple[float, int, int, str]] = []
         found: Candidate | None = None
         while self._heads:
             head = heapq.heappop(self._heads)
-            key, sequence, host = head
+            key, _, sequence, host = head
             queue = self._queues.get(host)
-            if not queue or queue[0][0] != key or queue[0][1] != sequence:
+            if not queue or queue[0][0] != key or queue[0][2] != sequence:
                 continue  # stale
             if not is_ready(host):
                 skipped.append(head)
                 continue
-            found = heapq.heappop(queue)[2]
+            found = heapq.heappop(queue)[3]
             self._size -= 1
             if queue:
-                heapq.heappush(self._heads, (queue[0][0], queue[0][1], host))
+                heapq.heappush(self._heads, (*queue[0][:3], host))
             else:
                 del self._queues[host]
             break
@@ -99,19 +112,20 @@ class PriorityFrontier:
         """Recompute every queued candidate's priority (a learning policy's changed),
         keeping ties in the order they came."""
         entries = [entry for queue in self._queues.values() for entry in queue]
-        revisits = [entry for entry in entries if entry[2].revisit]  # due now, keep first
-        discoveries = [entry for entry in entries if not entry[2].revisit]
-        keys = self.priorities([entry[2] for entry in discoveries])
+        revisits = [entry for entry in entries if entry[3].revisit]  # due now, keep first
+        discoveries = [entry for entry in entries if not entry[3].revisit]
+        keys = self.priorities([entry[3] for entry in discoveries])
         self._queues = {}
-        for _, sequence, candidate in revisits:
-            self._queues.setdefault(candidate.host, []).append((-math.inf, sequence, candidate))
-        for (_, sequence, candidate), priority in zip(discoveries, keys, strict=True):
-            entry = (-float(priority), sequence, candidate)
+        for _, depth, sequence, candidate in revisits:
+            entry = (-math.inf, depth, sequence, candidate)
+            self._queues.setdefault(candidate.host, []).append(entry)
+        for (_, depth, sequence, candidate), priority in zip(discoveries, keys, strict=True):
+            entry = (-float(priority), depth, sequence, candidate)
             self._queues.setdefault(candidate.host, []).append(entry)
         self._heads = []
         for host, queue in self._queues.items():
             heapq.heapify(queue)
-            self._heads.append((queue[0][0], queue[0][1], host))
+            self._heads.append((*queue[0][:3], host))
         heapq.heapify(self._heads)
 
     def get_state(self) -> bytes | None:
@@ -137,15 +151,17 @@ class BreadthFirst(PriorityFrontier):
     """Shallowest first, then in order of discovery."""
 
     name = "bfs"
+    refill_order = "depth"
 
     def priority(self, candidate: Candidate) -> float:
         return -float(candidate.depth)
 
 
 class BestFirst(PriorityFrontier):
-    """Highest estimated relevance first ("fringe greedy")."""
+    """Highest estimated relevance first ("fringe greedy"); breadth-first among equals."""
 
     name = "best-first"
+    refill_order = "score"
 
     def priority(self, candidate: Candidate) -> float:
         return candidate.score

@@ -128,7 +128,7 @@ def link_features(
 ) -> np.ndarray:
     """The active one-hot features of links, one row of five per link: a bias and the
     bins of the link's estimated relevance crossed with its parent's (NaN: unknown, as
-    for a URL read back from storage), its depth, how many new links its parent revealed
+    for a seed), its depth, how many new links its parent revealed
     with it, and the mean relevance of its host's pages fetched so far."""
     score_bin = np.searchsorted(RELEVANCE_EDGES, score, side="right")
     parent = np.asarray(parent_relevance, dtype=np.float64)
@@ -228,6 +228,7 @@ class QLearningFrontier(PriorityFrontier):
     averaged over the link's features, so that the crawl tries them. The queue is
     re-ranked as the model moves, when the fetches since the last ranking reach a tenth
     of the queue (at least `rerank_every`), which keeps the ranking's cost per fetch flat.
+    A frontier spilled to storage comes back by this index too (`refill_order`).
     """
 
     name = "qlearning"
@@ -258,24 +259,49 @@ class QLearningFrontier(PriorityFrontier):
         if child is not None:  # described, and valued, with its siblings
             self._features[candidate.url_id] = child[0]
             return child[1]
-        return float(self.priorities([candidate])[0])
+        features = self._features.get(candidate.url_id)
+        if features is None:  # a seed, or a URL read back from storage
+            features = self._features[candidate.url_id] = self._describe_stored([candidate])[0]
+        return float(self._index(features[np.newaxis], np.array([candidate.score]))[0])
 
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The index of queued candidates, or of candidates not queued (a refill choosing
+        among stored URLs) without remembering anything of them."""
         if not candidates:
             return np.zeros(0)
         unknown = [c for c in candidates if c.url_id not in self._features]
-        if unknown:  # seeds, and URLs read back from storage: their parents unknown
-            described = self._describe(unknown, parent_relevance=np.nan, revealed=0)
-            self._features.update(zip((c.url_id for c in unknown), described, strict=True))
-        features = np.stack([self._features[c.url_id] for c in candidates])
+        described = dict(
+            zip((c.url_id for c in unknown), self._describe_stored(unknown), strict=True)
+        )
+        known = self._features
+        features = np.stack(
+            [known[c.url_id] if c.url_id in known else described[c.url_id] for c in candidates]
+        )
         return self._index(features, np.array([c.score for c in candidates]))
+
+    def _describe_stored(self, links: Sequence[Candidate]) -> np.ndarray:
+        """Links described by what their parent's fetch showed, as far as it is known: a
+        URL read back from storage carries it, as it was described when found, but for
+        its host's harvest, which is today's."""
+        if not links:
+            return np.zeros((0, 5), dtype=np.int32)
+        parents = [np.nan if c.parent_relevance is None else c.parent_relevance for c in links]
+        return self._describe(
+            links,
+            parent_relevance=np.array(parents),
+            revealed=np.array([c.revealed for c in links]),
+        )
 
     def _index(self, features: np.ndarray, estimates: np.ndarray) -> np.ndarray:
         bonus = (1.0 / np.sqrt(1.0 + self.observations[features])).mean(axis=-1)
         return self.model.values(features, estimates) + self.exploration * bonus
 
     def _describe(
-        self, links: Sequence[Candidate], *, parent_relevance: float, revealed: int
+        self,
+        links: Sequence[Candidate],
+        *,
+        parent_relevance: float | np.ndarray,
+        revealed: int | np.ndarray,
     ) -> np.ndarray:
         harvest = np.array([self._host_harvest(link.host) for link in links])
         return link_features(
@@ -319,7 +345,7 @@ class QLearningFrontier(PriorityFrontier):
         stats[1] += 1
         features = self._features.pop(candidate.url_id, None)
         if features is None:
-            features = self._describe([candidate], parent_relevance=np.nan, revealed=0)[0]
+            features = self._describe_stored([candidate])[0]
         reward = first_fetch_reward(relevance)
         target = self.model.target(reward, described, estimates)
         self.model.update(features, candidate.score, target)

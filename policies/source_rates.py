@@ -48,7 +48,8 @@ def change_rates(changed: Values, visits: Values, exposure: Values) -> np.ndarra
     with np.errstate(divide="ignore", invalid="ignore"):
         n = np.asarray(visits, dtype=np.float64)
         mean_interval = np.asarray(exposure) / n
-        return -np.log((n - np.asarray(changed) + 0.5) / (n + 0.5)) / mean_interval
+        # log(a/b) rather than -log(b/a): no change at all is 0.0, not -0.0
+        return np.log((n + 0.5) / (n - np.asarray(changed) + 0.5)) / mean_interval
 
 
 def mean_worths(

@@ -44,5 +44,9 @@ async def create_schema(engine: AsyncEngine) -> None:
     try:
         async with engine.begin() as connection:
             await connection.run_sync(Base.metadata.create_all)
+            # indexes added since a database's tables were made
+            for table in Base.metadata.sorted_tables:
+                for index in table.indexes:
+                    await connection.run_sync(index.create, checkfirst=True)
     except exc.SQLAlchemyError as error:
         raise StorageError(f"cannot prepare the database {engine.url!r}: {error}") from error

@@ -49,8 +49,10 @@ class UrlRow(Base):
     __table_args__ = (
         Index("ix_urls_state_id", "state", "id"),
         # reloading a spilled frontier in its order
-        Index("ix_urls_state_score", "state", "score"),
+        Index("ix_urls_state_score", "state", "score", "depth"),
         Index("ix_urls_state_depth", "state", "depth"),
+        # the new URLs a page revealed, for a refill a frontier policy ranks itself
+        Index("ix_urls_discovered_from", "discovered_from"),
     )
 
 

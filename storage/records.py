@@ -22,6 +22,9 @@ class QueuedUrl:
     host: str
     depth: int
     score: float
+    # what the fetch that found it showed (read for a refill the policy ranks itself)
+    parent_relevance: float | None = None  # None: a seed, or unknown
+    revealed: int = 0  # new URLs that fetch revealed
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.orm import aliased
 
 from storage.models import (
     URL_DONE,
@@ -192,22 +193,56 @@ async def best_queued(
     *,
     by_score: bool,
     limit: int,
-    after: tuple[float, int] | None = None,
+    after: QueuedUrl | None = None,
 ) -> list[QueuedUrl]:
     """Queued URLs in the frontier's order: highest score first (`by_score`), else
-    shallowest first; ties by id. `after` is the (score or depth, id) of the last one
+    shallowest first; ties to the shallower, then by id. `after` is the last one
     already read."""
     statement = select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score).where(
         UrlRow.state == URL_QUEUED
     )
-    column = UrlRow.score if by_score else UrlRow.depth
     if after is not None:
-        key, last_id = after
-        beyond = column < key if by_score else column > key
-        statement = statement.where(beyond | ((column == key) & (UrlRow.id > last_id)))
-    order = column.desc() if by_score else column
-    result = await connection.execute(statement.order_by(order, UrlRow.id).limit(limit))
+        beyond = (UrlRow.depth > after.depth) | (
+            (UrlRow.depth == after.depth) & (UrlRow.id > after.id)
+        )
+        if by_score:
+            beyond = (UrlRow.score < after.score) | ((UrlRow.score == after.score) & beyond)
+        statement = statement.where(beyond)
+    order = (UrlRow.score.desc(), UrlRow.depth) if by_score else (UrlRow.depth,)
+    result = await connection.execute(statement.order_by(*order, UrlRow.id).limit(limit))
     return [QueuedUrl(*row) for row in result.all()]
+
+
+async def queued_with_parents(
+    connection: AsyncConnection, *, limit: int, after_id: int = 0
+) -> list[QueuedUrl]:
+    """Queued URLs by id, each with what the fetch that found it showed: its parent's
+    relevance (0 for a page without one, None for a seed) and how many new URLs that
+    fetch revealed. `after_id` is the id of the last one already read."""
+    statement = (
+        select(
+            UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score, UrlRow.discovered_from
+        )
+        .where((UrlRow.state == URL_QUEUED) & (UrlRow.id > after_id))
+        .order_by(UrlRow.id)
+        .limit(limit)
+    )
+    rows = (await connection.execute(statement)).all()
+    parents = {row.discovered_from for row in rows if row.discovered_from is not None}
+    found: dict[str, tuple[float, int]] = {}
+    if parents:
+        children = aliased(UrlRow)
+        revealed = (
+            select(func.count()).where(children.discovered_from == UrlRow.url).scalar_subquery()
+        )
+        result = await connection.execute(
+            select(UrlRow.url, UrlRow.relevance, revealed).where(UrlRow.url.in_(parents))
+        )
+        found = {url: (relevance or 0.0, count) for url, relevance, count in result.all()}
+    return [
+        QueuedUrl(*row[:5], *found.get(row.discovered_from or "", (None, 0)))  # type: ignore[arg-type]
+        for row in rows
+    ]
 
 
 async def count_queued_hosts(connection: AsyncConnection) -> int:

@@ -15,6 +15,7 @@ import pytest
 from aiohttp import ClientConnectorError, ClientSession
 from prometheus_client import CollectorRegistry
 
+import storage
 from crawler.cli import build_parser, config_from_args, main
 from crawler.collection import export
 from crawler.config import CrawlConfig
@@ -144,6 +145,28 @@ def test_export_to_a_file_and_status_as_json(
     assert 0 < report["relevant_pages"] < report["pages"]
     assert main(["status", "--db", crawled]) == 0
     assert "relevant pages" in capsys.readouterr().out
+
+
+async def test_status_shows_a_source_never_seen_to_change_at_zero_changes_a_second(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = storage.open_engine(db_url)
+    try:
+        await storage.create_schema(db)
+        async with db.begin() as connection:
+            (queued,) = await storage.add_urls(
+                connection, [storage.NewUrl("http://a.test/", "a.test", 0, 0.5)]
+            )
+            source = storage.SourceRecord(
+                queued.id, queued.url, "a.test", 0, 0.0, visits=4, items=2, exposure=400.0
+            )
+            await storage.save_sources(connection, [source])
+    finally:
+        await db.dispose()
+    assert await asyncio.to_thread(main, ["status", "--db", db_url]) == 0
+    header, row = capsys.readouterr().out.splitlines()[-2:]
+    assert header.split()[:2] == ["new/s", "changes/s"]
+    assert row.split()[:2] == ["0.005", "0.000"]
 
 
 async def test_export_works_while_a_crawl_is_writing(tmp_path: Path) -> None:

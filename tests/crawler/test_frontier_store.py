@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+
+import numpy as np
+import pytest
+
 import storage
 from crawler.frontier_store import BoundedFrontier
 from policies import BestFirst, BreadthFirst, Candidate
+from policies.qlearning import FEATURES, QLearningFrontier, link_features
 
 
 async def queued_database(db_url: str, count: int):  # type: ignore[no-untyped-def]
@@ -158,3 +164,113 @@ async def test_a_host_left_in_the_database_only_brings_a_refill_sooner(db_url: s
         assert frontier.check_starved(now=131.0)
     finally:
         await db.dispose()
+
+
+def deep_links_pay(policy: QLearningFrontier) -> QLearningFrontier:
+    """A Q-learning frontier whose model has learned that links three or more deep, and
+    links from relevant parents that revealed few others, are worth more than their
+    scores say: its order is not the score's."""
+    weights = np.zeros(FEATURES)
+    depth_bins = link_features(0.0, 0.0, 0, np.arange(6), 0.0)[:, 2]
+    weights[depth_bins[3:]] = 1.0
+    for parent in (0.0, 0.3):
+        for revealed in (3, 40):
+            score_parent, _, _, revealed_bin, _ = link_features(0.3, parent, revealed, 1, 0.0)
+            weights[score_parent] += parent
+            weights[revealed_bin] -= revealed / 100
+    policy.model.weights = weights
+    return policy
+
+
+async def drain_with_refills(frontier: BoundedFrontier, db) -> list[Candidate]:  # type: ignore[no-untyped-def]
+    popped = []
+    while frontier.queued:
+        if frontier.needs_refill():
+            await frontier.refill(db)
+        candidate = frontier.pop(lambda host: True)
+        assert candidate is not None
+        await store(db, candidate)
+        frontier.stored(candidate.url_id)
+        popped.append(candidate)
+    return popped
+
+
+async def test_a_refill_brings_urls_back_in_the_policys_own_order(db_url: str) -> None:
+    db, added = await queued_database(db_url, 60)
+    try:
+        policy = deep_links_pay(QLearningFrontier())
+        frontier = BoundedFrontier(policy, capacity=10)
+        frontier.spill_count({"a.test": 60})
+        popped = await drain_with_refills(frontier, db)
+        assert sorted(c.url_id for c in popped) == sorted(q.id for q in added)
+        # the order of the policy holding them all in memory, not the score's
+        index = policy.priorities(popped)
+        assert index.tolist() == sorted(index.tolist(), reverse=True)
+        assert [c.depth >= 3 for c in popped[:10]] == [True] * 10
+        assert [c.url_id for c in popped] != [
+            q.id for q in sorted(added, key=lambda q: (-q.score, q.depth, q.id))
+        ]
+    finally:
+        await db.dispose()
+
+
+async def test_a_url_read_back_has_the_index_it_had_in_memory(db_url: str) -> None:
+    """Q-learning values a link by what its parent's fetch showed (the parent's
+    relevance, the new links it revealed): a URL read back from the database is valued
+    as it was when the fetch revealed it."""
+    db = storage.open_engine(db_url)
+    await storage.create_schema(db)
+    try:
+        async with db.begin() as connection:
+            parents = await storage.add_urls(
+                connection,
+                [storage.NewUrl(f"http://a.test/p{i}", "a.test", 0, 0.2) for i in range(3)],
+            )
+            relevance = {parents[0].id: 0.3, parents[1].id: None, parents[2].id: 0.05}
+            await storage.record_fetches(
+                connection,
+                [
+                    storage.FetchRecord(
+                        p.id,
+                        None,
+                        200,
+                        "text/html",
+                        1,
+                        relevance[p.id],
+                        None,
+                        storage.utc_now(),
+                        None,
+                    )
+                    for p in parents
+                ],
+            )
+            revealed = {}
+            for parent, count in zip(parents, (3, 12, 40), strict=True):
+                revealed[parent.id] = await storage.add_urls(
+                    connection,
+                    [
+                        storage.NewUrl(
+                            f"{parent.url}/{i}", "a.test", 1, (i * 7 % 10) / 10, parent.url
+                        )
+                        for i in range(count)
+                    ],
+                )
+        policy = deep_links_pay(QLearningFrontier())
+        in_memory: dict[int, float] = {}
+        for parent in parents:  # each fetch's new links as the crawl described them
+            memory = copy.deepcopy(policy)
+            children = [_plain(q) for q in revealed[parent.id]]
+            memory.on_fetched(_plain(parent), relevance[parent.id] or 0.0, children)
+            in_memory.update((child.url_id, memory.priority(child)) for child in children)
+        frontier = BoundedFrontier(policy, capacity=100)
+        frontier.spill_count({"a.test": len(in_memory)})
+        assert await frontier.refill(db) == len(in_memory)
+        popped = await drain_with_refills(frontier, db)
+        assert policy.priorities(popped) == pytest.approx([in_memory[c.url_id] for c in popped])
+        assert len(set(in_memory.values())) > 10  # the features told them apart
+    finally:
+        await db.dispose()
+
+
+def _plain(queued: storage.QueuedUrl) -> Candidate:
+    return Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)

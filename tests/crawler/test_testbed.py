@@ -13,6 +13,7 @@ from aiohttp import ClientSession
 
 from crawler.testbed import Testbed
 from crawler.testbed_web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
+from tests.crawler.helpers import collection
 
 
 def test_the_same_seed_gives_the_same_web_and_another_seed_another() -> None:
@@ -67,8 +68,29 @@ async def test_ground_truth_describes_what_is_served(tmp_path: Path) -> None:
     assert len(links) == len(bed.web.link_target)
     urls = {p["url"] for p in pages}
     assert all(link["src"] in urls and link["dst"] in urls for link in links)
-    assert (tmp_path / "seeds.txt").read_text().split() == bed.seeds
+    assert (tmp_path / "seeds.txt").read_text().split() == [
+        f"{b}/p/{i}" for i, b in enumerate(bed.base_urls)
+    ]
     assert (tmp_path / "topic.txt").read_text().strip() == "solar energy"
+
+
+async def test_crawling_the_ground_truths_seeds_file_crawls_every_host(
+    tmp_path: Path, db_url: str
+) -> None:
+    """`crawler run --seeds-file DIR/seeds.txt --allow-private-networks`, with no
+    --allowed-domain, stays on the seeds' hosts: the seeds file names every host."""
+    async with Testbed(WebSpec(pages=800, hosts=4, seed=3)) as bed:
+        bed.write_ground_truth(tmp_path)
+        argv = ["run", "--seeds-file", str(tmp_path / "seeds.txt")]
+        argv += ["--topic-file", str(tmp_path / "topic.txt"), "--allow-private-networks"]
+        argv += ["--db", db_url, "--max-pages", "200", "--delay", "0", "--metrics-port", "0"]
+        crawler = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "crawler", *argv, stdout=asyncio.subprocess.DEVNULL
+        )
+        assert await asyncio.wait_for(crawler.wait(), timeout=120) == 0
+    fetched = [record for record in (await collection(db_url)).values() if record.status]
+    assert len(fetched) >= 190  # not a few pages of one host, then "frontier exhausted"
+    assert {record.host.rsplit(":", 1)[0] for record in fetched} == set(bed.hostnames)
 
 
 async def test_the_testbed_and_demo_commands_run() -> None:

@@ -23,6 +23,7 @@ from urllib.request import urlopen
 
 import pytest
 
+from tests.deploy.test_healthcheck import image_healthcheck
 from tests.deploy.tools import DEPLOY, require
 
 SCRAPE_SECONDS = 1
@@ -150,7 +151,7 @@ def test_prometheus_scrapes_the_crawler_and_alerts_when_the_crawl_stalls(
             wait_for("more fetches", lambda: fetched_ok() > first)
             target = get_json(f"{base}/api/v1/targets")["data"]["activeTargets"][0]
             assert target["health"] == "up"
-            healthcheck = image_healthcheck(metrics_port)
+            healthcheck = image_healthcheck(tmp_path / "crawl.toml")
             assert subprocess.run(healthcheck, timeout=30).returncode == 0
             outcomes = query(base, "crawler_fetches_total")["data"]["result"]
             assert {"ok", "http_error", "robots"} <= {s["metric"]["outcome"] for s in outcomes}
@@ -169,16 +170,6 @@ def test_prometheus_scrapes_the_crawler_and_alerts_when_the_crawl_stalls(
             )
             assert alert["labels"]["severity"] == "critical"
             assert "URLs in the frontier" in alert["annotations"]["summary"]
-
-
-def image_healthcheck(port: int) -> list[str]:
-    """The Dockerfile's HEALTHCHECK command, aimed at `port`."""
-    text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", "")
-    found = re.search(r"^HEALTHCHECK .*? CMD (\[.*\])$", text, re.M)
-    assert found is not None
-    argv: list[str] = json.loads(found.group(1).replace(":9410/", f":{port}/"))
-    assert argv[0] == "python"
-    return [sys.executable, *argv[1:]]
 
 
 def check_dashboard_queries(base: str) -> None:

@@ -44,6 +44,26 @@ def test_best_first_takes_highest_score_first_across_hosts() -> None:
     assert drain(frontier) == [2, 4, 3, 1]
 
 
+def test_best_first_without_a_relevance_signal_is_breadth_first() -> None:
+    """A page's 5,000 worthless links arrive before its 50 siblings (put back, refilled,
+    or found later): the siblings, one level up, still go first."""
+    frontier = BestFirst()
+    for url_id in range(5_000):
+        frontier.push(candidate(url_id, host=f"h{url_id % 3}", depth=2))
+    for url_id in range(5_000, 5_050):
+        frontier.push(candidate(url_id, host=f"h{url_id % 3}", depth=1))
+    assert drain(frontier)[:50] == list(range(5_000, 5_050))
+
+
+@pytest.mark.parametrize("name", frontier_policy_names())
+def test_every_policy_gives_ties_to_the_shallower_url(name: str) -> None:
+    frontier = make_frontier_policy(name)
+    deep, shallow = candidate(1, depth=3, score=0.5), candidate(2, depth=1, score=0.5)
+    frontier.push(deep)
+    frontier.push(shallow)
+    assert drain(frontier) == [2, 1]
+
+
 def test_pop_skips_hosts_that_are_not_ready_and_keeps_their_place() -> None:
     frontier = BestFirst()
     frontier.push(candidate(1, host="busy", score=0.9))

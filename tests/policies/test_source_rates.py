@@ -31,6 +31,8 @@ def test_change_rate_is_unbiased_enough_and_finite_when_everything_changed() -> 
     always = ChangeRate().partial_fit([True] * 10, [1.0] * 10)
     assert math.isfinite(always.rate_)
     assert always.rate_ == pytest.approx(-math.log(0.5 / 10.5))
+    never = ChangeRate().partial_fit([False] * 10, [1.0] * 10)
+    assert (never.rate_, math.copysign(1.0, never.rate_)) == (0.0, 1.0)  # not -0.0
 
 
 def test_mean_worth_blends_the_prior_with_what_was_seen() -> None:

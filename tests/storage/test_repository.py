@@ -112,6 +112,25 @@ async def test_frontier_is_read_back_in_batches(engine: AsyncEngine) -> None:
     assert len({q.id for b in batches for q in b}) == 25
 
 
+async def test_the_frontier_is_read_back_by_score_then_shallowest_first(
+    engine: AsyncEngine,
+) -> None:
+    async with engine.begin() as connection:
+        deep = [NewUrl(f"http://a/deep/{i}", "a", 2, 0.0) for i in range(30)]
+        shallow = [NewUrl(f"http://a/{i}", "a", 1, 0.0) for i in range(5)]
+        best = [NewUrl("http://a/best", "a", 3, 0.5)]
+        await storage.add_urls(connection, deep + shallow + best)
+    async with engine.connect() as connection:
+        at_once = await storage.best_queued(connection, by_score=True, limit=100)
+        in_batches: list[storage.QueuedUrl] = []
+        while batch := await storage.best_queued(
+            connection, by_score=True, limit=4, after=in_batches[-1] if in_batches else None
+        ):
+            in_batches += batch
+    assert [q.depth for q in at_once] == [3] + [1] * 5 + [2] * 30
+    assert in_batches == at_once
+
+
 async def test_hosts_learned_state_and_meta_round_trip(engine: AsyncEngine) -> None:
     hosts = [HostRecord("a", 200, "User-agent: *", 1.5, 4.0, 2, 99.0), HostRecord("b")]
     async with engine.begin() as connection:

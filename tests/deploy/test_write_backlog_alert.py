@@ -1,0 +1,120 @@
+"""The write-backlog alert can fire: its threshold follows the bound at which dispatching
+pauses, and a real Prometheus raises it over a real crawl whose writer falls behind."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+import storage
+from crawler import engine
+from crawler.config import CrawlConfig
+from crawler.demo import free_port
+from crawler.service import run_crawl
+from crawler.testbed import Testbed
+from crawler.testbed_web import WebSpec
+from tests.crawler.helpers import GaugeWatch
+from tests.deploy.test_prometheus import SCRAPE_SECONDS, firing, process, shortened_rules
+from tests.deploy.tools import DEPLOY, require
+
+ALERT_FRACTION = 0.9  # of the backlog at which dispatching pauses
+SECONDS_PER_RECORD = 0.02  # a writer of 50 results a second, far slower than the crawl
+CONCURRENCY, BUFFER = 16, 16
+
+
+def backlog_threshold() -> float:
+    rules = (DEPLOY / "prometheus" / "alerts.yml").read_text()
+    found = re.search(
+        r"- alert: CrawlerWriteBacklog\n(?:\s*#.*\n)*\s*expr: crawler_write_queue_length > (\S+)",
+        rules,
+    )
+    assert found is not None
+    return float(found.group(1))
+
+
+def test_the_backlog_alert_fires_below_the_bound_that_pauses_dispatching() -> None:
+    assert backlog_threshold() == math.floor(ALERT_FRACTION * engine.MAX_WRITE_BACKLOG)
+
+
+async def test_a_real_backlog_fires_the_alert(
+    tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prometheus = require("prometheus")
+    record_fetches = storage.record_fetches
+    writer_slow = True
+
+    async def slow_record_fetches(
+        connection: AsyncConnection, records: Sequence[storage.FetchRecord]
+    ) -> None:
+        if writer_slow:
+            await asyncio.sleep(SECONDS_PER_RECORD * len(records))
+        await record_fetches(connection, records)
+
+    monkeypatch.setattr(storage, "record_fetches", slow_record_fetches)
+    (tmp_path / "alerts.yml").write_text(
+        shortened_rules((DEPLOY / "prometheus" / "alerts.yml").read_text())
+    )
+    metrics_port, web_port = free_port(), free_port()
+    (tmp_path / "prometheus.yml").write_text(
+        "global:\n"
+        f"  scrape_interval: {SCRAPE_SECONDS}s\n"
+        f"  evaluation_interval: {SCRAPE_SECONDS}s\n"
+        "rule_files:\n  - alerts.yml\n"
+        "scrape_configs:\n"
+        "  - job_name: crawler\n"
+        "    static_configs:\n"
+        f'      - targets: ["127.0.0.1:{metrics_port}"]\n'
+    )
+    server_argv = [prometheus, f"--config.file={tmp_path / 'prometheus.yml'}"]
+    server_argv += [f"--storage.tsdb.path={tmp_path / 'tsdb'}"]
+    server_argv += [f"--web.listen-address=127.0.0.1:{web_port}"]
+    base = f"http://127.0.0.1:{web_port}"
+    registry = CollectorRegistry()
+    async with Testbed(WebSpec(pages=8000, hosts=6, seed=1)) as bed:
+        config = CrawlConfig(
+            seeds=tuple(bed.seeds),
+            topic=bed.topic,
+            db=db_url,
+            delay=0.0,
+            allow_private_networks=True,
+            allowed_domains=tuple(bed.hostnames),
+            concurrency=CONCURRENCY,
+            per_host_concurrency=CONCURRENCY,
+            buffer=BUFFER,
+            max_pages=engine.MAX_WRITE_BACKLOG + 3_000,
+            metrics_port=metrics_port,
+        )
+        with process(server_argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            async with GaugeWatch("crawler_write_queue_length", registry, every=0.01) as waiting:
+                crawling = asyncio.create_task(
+                    run_crawl(config, registry=registry, handle_signals=False)
+                )
+                try:
+                    async with asyncio.timeout(180):
+                        while not await asyncio.to_thread(backlog_alert_firing, base):
+                            assert not crawling.done(), "the crawl ended before the alert"
+                            await asyncio.sleep(0.5)
+                    fired_at = registry.get_sample_value("crawler_write_queue_length")
+                finally:
+                    writer_slow = False  # the rest is written at full speed
+                summary = await crawling
+    assert summary.fetched == config.max_pages
+    assert fired_at is not None
+    assert fired_at > backlog_threshold()
+    # the backlog is bounded: a threshold above the bound could never be reached
+    assert waiting.most <= engine.MAX_WRITE_BACKLOG + CONCURRENCY + BUFFER + 1
+
+
+def backlog_alert_firing(base: str) -> bool:
+    try:
+        return firing(base, "CrawlerWriteBacklog")
+    except OSError:  # Prometheus not listening yet
+        return False
