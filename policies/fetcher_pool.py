@@ -10,8 +10,21 @@ answers with a target number of active fetchers, which the engine's dispatcher r
 - `latency`: a rule of thumb in the spirit of Scrapy's AutoThrottle, for comparison:
   as many fetches in flight as keep the processor fed by Little's law, mu / lambda
   (the processor's rate times a fetch's latency).
-Solving is separate from adopting, so the engine can solve off its event loop. A new
-solution is wanted when an estimate has moved by more than `tolerance` (relative).
+Solving is separate from adopting, so the engine can solve off its event loop. The
+estimates are read on a grid of relative steps of `tolerance` (in log scale): a new
+solution is wanted only when an estimate crosses into another cell, and solutions are
+kept by cell, so rates that come back to a cell solved before cost no new solve.
+
+In the product a page that meets a full queue is not lost: its fetcher holds it until
+the processor frees a place (blocking after service; `full_queue = drop` restores the
+paper's loss). The models are used as the paper states them, with the loss read as a
+blocked arrival. The event is the same in both systems, an arrival that finds q = K, so
+the cost gamma P(idle) + (rate of arrivals at a full queue) prices what the paper
+prices; with blocking it is paid in a fetcher's waiting time instead of a request made
+again. Where the two differ: a blocked page enters at the next departure, so the queue
+stays full and the processor never idles while a page waits, and a blocked fetcher
+fetches nothing meanwhile. The model's idle probability therefore errs on the side of
+idling, and its r counts the blocked fetchers as active.
 
 gamma is in the paper's units: idling the processor outright costs as much as losing
 gamma pages a second. Left unset it is gamma(K) = mu (K + 2) / K for the current mu,
@@ -21,6 +34,7 @@ the value at which the static optimum is rho = 1: fetch as fast as the processor
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +48,8 @@ from policies.fetcher_mdp import (
 )
 from policies.mm1k import optimal_fetchers
 
-DEFAULT_TOLERANCE = 0.1  # re-solve when lambda or mu moved by 10%
+DEFAULT_TOLERANCE = 0.1  # the grid's relative step: re-solve when lambda or mu moves 10%
+SOLUTIONS_KEPT = 64  # solutions kept by grid cell
 
 
 @dataclass(frozen=True)
@@ -92,20 +107,38 @@ class _ModelledPool(FixedPool):
         self.buffer = buffer
         self.gamma = gamma
         self.tolerance = tolerance
+        self._solutions: OrderedDict[tuple[int, int], PoolSolution] = OrderedDict()
 
     def gamma_for(self, service_rate: float) -> float:
         if self.gamma is not None:
             return self.gamma
         return service_rate * (self.buffer + 2) / self.buffer  # gamma(K)
 
+    def cell(self, arrival_rate: float, service_rate: float) -> tuple[int, int]:
+        """The grid cell of the rates: steps of `tolerance`, relative."""
+        step = math.log1p(self.tolerance)
+        return round(math.log(arrival_rate) / step), round(math.log(service_rate) / step)
+
     def needs_solve(self, arrival_rate: float, service_rate: float) -> bool:
         if self.solved_for is None:
             return True
-        old_arrival, old_service = self.solved_for
-        return (
-            abs(arrival_rate - old_arrival) > self.tolerance * old_arrival
-            or abs(service_rate - old_service) > self.tolerance * old_service
-        )
+        return self.cell(arrival_rate, service_rate) != self.cell(*self.solved_for)
+
+    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        """The solution for the rates' cell: kept from before, or solved now."""
+        cell = self.cell(arrival_rate, service_rate)
+        solution = self._solutions.get(cell)
+        if solution is None:
+            solution = self._solve(arrival_rate, service_rate)
+            self._solutions[cell] = solution
+            if len(self._solutions) > SOLUTIONS_KEPT:
+                self._solutions.popitem(last=False)
+        else:
+            self._solutions.move_to_end(cell)
+        return solution
+
+    def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        raise NotImplementedError
 
 
 class StaticPool(_ModelledPool):
@@ -113,7 +146,7 @@ class StaticPool(_ModelledPool):
 
     name = "mm1k"
 
-    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+    def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
         gamma = self.gamma_for(service_rate)
         pool = optimal_fetchers(
             arrival_rate=arrival_rate, service_rate=service_rate, buffer=self.buffer, gamma=gamma
@@ -126,7 +159,7 @@ class LatencyPool(_ModelledPool):
 
     name = "latency"
 
-    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+    def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
         target = max(1, math.ceil(service_rate / arrival_rate))
         return PoolSolution(arrival_rate, service_rate, target, math.nan, math.nan)
 
@@ -141,7 +174,7 @@ class DynamicPool(_ModelledPool):
         super().__init__(**settings)
         self.policy: PoolPolicy | None = None
 
-    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+    def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
         gamma = self.gamma_for(service_rate)
         model = PoolModel(
             arrival_rate=arrival_rate,

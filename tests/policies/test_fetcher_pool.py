@@ -27,6 +27,19 @@ def test_mm1k_takes_the_static_optimum_within_its_maximum() -> None:
     assert capped.target == 50
 
 
+def test_solutions_are_kept_by_grid_cell_and_solved_once() -> None:
+    """Rates that stay in a cell, or come back to one, reuse its solution."""
+    pool = make_pool_policy("mdp", max_fetchers=16, buffer=5, gamma=1.0)
+    first = pool.solve(0.1, 1.0)
+    pool.adopt(first)
+    assert not pool.needs_solve(0.102, 0.99)
+    assert pool.solve(0.102, 0.99) is first  # the same cell: no new solve
+    moved = pool.solve(0.2, 1.0)
+    assert moved is not first
+    assert moved.cost != first.cost
+    assert pool.solve(0.1, 1.0) is first  # back in the first cell
+
+
 def test_mdp_applies_its_table_at_each_event() -> None:
     pool = make_pool_policy("mdp", max_fetchers=16, buffer=5, gamma=1.0)
     assert pool.on_arrival(2, 16) == 16  # before its first solution: all of them
