@@ -43,6 +43,11 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
         "help": "frontier URLs held in memory; the rest wait in the database (default 100000)",
     },
     "fetchers": {"help": "pool policy: fixed (concurrency), mm1k or mdp"},
+    "full_queue": {
+        "choices": ["block", "drop"],
+        "help": "a page meeting a full processor queue waits with its fetcher (block, the "
+        "default) or is dropped and fetched again later (drop: the paper's loss)",
+    },
     "gamma": {
         "type": float,
         "help": "pool cost of an idle processor, in pages lost a second (default: mu (K+2)/K)",

@@ -37,6 +37,7 @@ DEFAULT_ROBOTS_TTL = 86_400.0  # seconds a robots.txt is trusted
 DEFAULT_ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
 DEFAULT_BUFFER = 16  # K: pages queued for the processor, the one in service included
 DEFAULT_FETCHERS = "fixed"  # the pool policy: fixed (concurrency), mm1k or mdp
+FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
 DEFAULT_PROGRESS_INTERVAL = 30.0  # seconds between progress log lines (as a daemon)
 REVISIT_POLICIES = ("whittle", "greedy", "round-robin", "off")
 ENV_PREFIX = "CRAWLER_"
@@ -76,6 +77,7 @@ class CrawlConfig:
     buffer: int = DEFAULT_BUFFER
     frontier_memory: int = 100_000  # frontier URLs held in memory; the rest wait in the database
     fetchers: str = DEFAULT_FETCHERS
+    full_queue: str = "block"  # "drop": the paper's loss, the page fetched again later
     gamma: float | None = None  # None: gamma(K) for the current mu (policies.fetcher_pool)
     store_text: bool = True
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
@@ -115,6 +117,11 @@ class CrawlConfig:
             0.0 <= self.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
         )
         _require(self.buffer >= 2, "buffer", "must hold at least 2 pages")
+        _require(
+            self.full_queue in FULL_QUEUE_POLICIES,
+            "full_queue",
+            f"must be one of {', '.join(FULL_QUEUE_POLICIES)} (got {self.full_queue!r})",
+        )
         _require(self.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
         _require(
             self.gamma is None or (math.isfinite(self.gamma) and self.gamma > 0),

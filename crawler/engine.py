@@ -8,7 +8,9 @@ of their hosts' other URLs (`crawler.revisits`). One TaskGroup holds the dispatc
 visits, the processor, the writer, the re-visit plans and the checkpoints. The engine
 decides whether to dispatch (the pool policy's target number of visits in flight);
 politeness decides when each host may be asked. A page that
-meets a full response queue is a loss (Talim et al.): its URL goes back to the frontier.
+meets a full response queue waits with its fetcher until the processor frees a place
+(blocking after service): no page is fetched twice because the processor was busy.
+`drop_at_full_queue` keeps Talim et al.'s loss instead: the URL goes back to the frontier.
 A visit waiting part-way for a host's turn (a redirect's target) is not fetching: its
 place goes to another visit meanwhile, and visits in all stay within twice the
 concurrency.
@@ -61,6 +63,7 @@ class EngineLimits:
     buffer: int = 16  # K: pages queued for the processor, the one it works on included
     relevance_threshold: float = 0.1
     stop_grace: float = 30.0  # seconds visits in flight get to finish at shutdown
+    drop_at_full_queue: bool = False  # the paper's loss, instead of waiting for room
     frontier_memory: int = 100_000  # candidates held in memory; the rest wait in the database
 
 
@@ -109,8 +112,9 @@ class Engine:
         self.summary = CrawlSummary()
         self.timeline = Timeline(metrics.registry, politeness, run=wall_clock())
         self._writer = StorageWriter(db, on_committed=self._committed)
-        # bounded by the engine, not the queue: a page meeting a full queue is a loss
+        # bounded by the engine (K, the page in service included), not by the queue
         self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
+        self._room = asyncio.Event()  # the processor took a page: a blocked one may enter
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._visits: set[asyncio.Task[None]] = set()
@@ -323,10 +327,14 @@ class Engine:
             busy = self.clock() - dispatched - visit.waited  # a fetcher's time on the page
             self.pool.arrival(candidate.host, busy, queue=queue, active=self.in_flight)
             if queue >= self.limits.buffer:
-                self.pool.loss()  # fetched in vain; fetched again later
-                self.fetched.end([candidate.url, *visit.hops])
-                self.frontier.put_back(candidate)
-                return
+                if self.limits.drop_at_full_queue:
+                    self.pool.loss()  # fetched in vain; fetched again later
+                    self.fetched.end([candidate.url, *visit.hops])
+                    self.frontier.put_back(candidate)
+                    return
+                blocked = self.clock()
+                await self._wait_for_room()
+                self.pool.blocked(self.clock() - blocked)
             self.summary.fetched += 1
             self._responses.put_nowait(visit)
         finally:
@@ -334,6 +342,13 @@ class Engine:
             self.visitor.place_freed()
             self._observe_queues()
             self._wake.set()
+
+    async def _wait_for_room(self) -> None:
+        """Hold the fetcher and its page until the processor's queue has room (blocking
+        after service): a page someone's server sent is never thrown away. Waiters wake
+        in the order they began to wait, so the first blocked enters first."""
+        while self.queue_length >= self.limits.buffer:
+            await self._room.wait()
 
     # -- processing and storing -----------------------------------------------------
 
@@ -363,6 +378,8 @@ class Engine:
                 )
             finally:
                 self._processing -= 1
+                self._room.set()  # a place is free: the first blocked page takes it
+                self._room.clear()
                 self._observe_queues()
                 self._wake.set()  # the pool may want more fetchers now
 

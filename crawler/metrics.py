@@ -89,7 +89,23 @@ class CrawlerMetrics:
         )
         self.fetch_losses = Counter(
             "crawler_fetch_losses",
-            "Pages that met a full processor queue: fetched in vain, their URL put back",
+            "Pages that met a full processor queue and were dropped, their URL put back "
+            "(only with full_queue = drop)",
+            registry=registry,
+        )
+        self.fetches_blocked = Counter(
+            "crawler_fetches_blocked",
+            "Pages that met a full processor queue and waited with their fetcher for room",
+            registry=registry,
+        )
+        self.fetchers_blocked = Counter(
+            "crawler_fetchers_blocked_seconds",
+            "Time fetchers spent holding a page while the processor queue was full",
+            registry=registry,
+        )
+        self.requests = Counter(
+            "crawler_requests",
+            "HTTP requests sent: pages, robots.txt, every redirect hop and every retry",
             registry=registry,
         )
         self.processor_idle = Counter(

@@ -45,7 +45,14 @@ class PoolControl:
         self._set_target(self.policy.on_departure(queue, active), queue - 1)
 
     def loss(self) -> None:
+        """A page dropped at a full queue (the paper's loss, `full_queue = drop`)."""
         self.metrics.fetch_losses.inc()
+
+    def blocked(self, seconds: float) -> None:
+        """A page met a full queue and its fetcher waited `seconds` for room: the loss
+        of the models, paid in a fetcher's time instead of a request."""
+        self.metrics.fetches_blocked.inc()
+        self.metrics.fetchers_blocked.inc(seconds)
 
     def idle(self, seconds: float) -> None:
         self.metrics.processor_idle.inc(seconds)

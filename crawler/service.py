@@ -12,6 +12,7 @@ import time
 from collections.abc import Awaitable, Iterable
 from typing import TextIO
 
+import aiohttp
 from prometheus_client import CollectorRegistry
 from sqlalchemy.ext.asyncio import AsyncEngine
 from yarl import URL
@@ -99,6 +100,7 @@ async def run_crawl(
             total_timeout=config.total_timeout,
             max_body_bytes=config.max_body_bytes,
             guard=guard,
+            trace_configs=[_counting_requests(metrics)],
         )
         politeness = Politeness(
             delay=config.delay,
@@ -164,6 +166,7 @@ async def run_crawl(
                 buffer=config.buffer,
                 relevance_threshold=config.relevance_threshold,
                 stop_grace=config.total_timeout + 5.0,
+                drop_at_full_queue=config.full_queue == "drop",
                 frontier_memory=config.frontier_memory,
             ),
         )
@@ -194,6 +197,17 @@ async def run_crawl(
         return summary
     finally:
         await _close_quietly("database", db.dispose())
+
+
+def _counting_requests(metrics: CrawlerMetrics) -> aiohttp.TraceConfig:
+    """Count every request the session sends: the figure of requests per stored page."""
+
+    async def on_request_start(*_args: object) -> None:
+        metrics.requests.inc()
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(on_request_start)
+    return trace
 
 
 def _revisit_cost(politeness: Politeness, host: str) -> float:
