@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from sqlalchemy.engine import make_url
 
 import storage
 from crawler.config import DEFAULT_RELEVANCE_THRESHOLD
+from crawler.timeline import requests_per_page
 from policies.source_rates import change_rates
 
 EXPORT_FIELDS = (
@@ -91,7 +93,9 @@ async def status(db: str, *, relevance_threshold: float | None = None) -> storag
                 relevance_threshold = float(
                     meta.get("relevance_threshold", DEFAULT_RELEVANCE_THRESHOLD)
                 )
-            return await storage.crawl_status(connection, relevance_threshold=relevance_threshold)
+            report = await storage.crawl_status(connection, relevance_threshold=relevance_threshold)
+            timeline = await storage.load_timeline(connection)
+        return dataclasses.replace(report, requests_per_page=requests_per_page(timeline))
     finally:
         await engine.dispose()
 
@@ -156,6 +160,11 @@ def format_status(report: storage.CrawlStatus) -> str:
         f"sources         {report.sources} (re-visited {report.revisits} times, "
         f"{report.revisit_items} new URLs found)",
     ]
+    if report.requests_per_page is not None:
+        lines.append(
+            f"requests/page   {report.requests_per_page:.3f} (robots.txt, redirects and "
+            "retries beyond one a page)"
+        )
     if report.errors:
         lines.append("errors")
         lines.extend(f"  {kind:<20} {count}" for kind, count in report.errors.items())

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from crawler.history import CrawlHistory, harvest_rate
+from crawler.timeline import requests_per_page
 from policies.quality import schedule_performance, upper_bound
 
 TOP_HOSTS = 20
@@ -69,6 +70,9 @@ def summary(
         "relevance threshold": history.relevance_threshold,
         "runs": len({sample.values.get("run") for sample in history.timeline}),
     }
+    per_page = requests_per_page(history.timeline)
+    if per_page is not None:
+        result["HTTP requests per page stored"] = round(per_page, 3)
     if len(history.fetched_at):
         result["hours from first to last fetch"] = round(
             float(history.fetched_at[-1] - history.fetched_at[0]) / 3600, 3

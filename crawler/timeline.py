@@ -75,3 +75,18 @@ class Timeline:
                 changed[host] = [slot.requests - requests, round(slot.closed_seconds - closed, 3)]
                 self._reported[host] = (slot.requests, slot.closed_seconds)
         return changed
+
+
+def run_totals(samples: list[storage.TimelineSample], name: str) -> float:
+    """A counter's total over every run: the sum of each run's last sample (counters
+    restart with each run)."""
+    last: dict[object, float] = {}
+    for sample in samples:  # oldest first
+        last[sample.values.get("run")] = float(sample.values.get(name, 0.0))
+    return sum(last.values())
+
+
+def requests_per_page(samples: list[storage.TimelineSample]) -> float | None:
+    """HTTP requests sent for each visit stored, over every run; None before any."""
+    stored = run_totals(samples, "stored")
+    return run_totals(samples, "requests") / stored if stored else None

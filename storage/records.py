@@ -87,6 +87,7 @@ class CrawlStatus:
     sources: int = 0  # pages re-visited for what they publish
     revisits: int = 0
     revisit_items: int = 0  # new URLs the re-visits found
+    requests_per_page: float | None = None  # HTTP requests sent for each visit stored
 
 
 @dataclass(frozen=True, slots=True)

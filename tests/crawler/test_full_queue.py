@@ -8,6 +8,9 @@ from collections import Counter
 import pytest
 from prometheus_client import CollectorRegistry
 
+from crawler.collection import status
+from crawler.history import read_history
+from crawler.report import summary
 from policies.fetcher_pool import pool_policy_names
 from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site
 
@@ -42,6 +45,12 @@ async def test_a_page_meeting_a_full_queue_waits_and_every_page_is_requested_onc
     assert value("crawler_fetchers_blocked_seconds_total") > 0
     assert value("crawler_fetch_losses_total") == 0
     assert value("crawler_requests_total") == sum(asked.values())
+    # the figure `crawler status` and `crawler report` give: one request a page and robots.txt
+    per_page = sum(asked.values()) / len(stored)
+    assert (await status(db_url)).requests_per_page == pytest.approx(per_page)
+    assert summary(await read_history(db_url))["HTTP requests per page stored"] == round(
+        per_page, 3
+    )
 
 
 async def test_with_full_queue_drop_a_page_meeting_a_full_queue_is_fetched_again(
