@@ -2,9 +2,16 @@
 
 python bench/measure.py crawler|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
-Besides the totals, a sampler thread records (seconds, pages, resident MB, URLs known)
-every second, so that the rate and memory can be followed as the frontier and collection
-grow. Scrapy does not tell how many URLs it knows: None.
+MAX_PAGES 0 crawls to the end of the web; otherwise each crawler stops at its own count
+(URLs visited for this crawler, requests for the minimal loop, responses for Scrapy).
+
+Pages, for every crawler: distinct HTML pages answered with 200 (a redirect counts as
+the page it leads to; errors, refusals and robots.txt do not count); for this crawler,
+read from its collection at the end. Besides the totals, a sampler thread records
+(seconds, pages, resident MB, URLs known) every second, so that the rate and memory can
+be followed as the frontier and collection grow (this crawler's pages there are its `ok`
+fetches, which count a page reached by a redirect and by a link twice). Scrapy does not
+tell how many URLs it knows: None.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+import sqlite3
 import sys
 import threading
 import time
@@ -40,16 +48,27 @@ def sample(
         samples.append([elapsed, pages(), round(resident_mb(), 1), known()])
 
 
+def html_pages(db: str) -> int:
+    """Distinct HTML pages a crawl stored with status 200, from its SQLite database."""
+    path = db.split(":///", 1)[1]
+    with sqlite3.connect(path) as connection:
+        return connection.execute(
+            "SELECT count(DISTINCT coalesce(final_url, url)) FROM urls "
+            "WHERE status = 200 AND error IS NULL AND content_type LIKE '%html%'"
+        ).fetchone()[0]
+
+
 def main() -> None:
     kind, seed, max_pages, concurrency, db, *hosts = sys.argv[1:]
-    limits = {"max_pages": int(max_pages), "concurrency": int(concurrency), "allowed": set(hosts)}
+    limit = int(max_pages)
+    limits = {"max_pages": limit, "concurrency": int(concurrency), "allowed": set(hosts)}
     # imports first, and only the kind's own: start-up is not what is measured
     run: Callable[[], int]
     if kind == "scrapy":  # an optional extra: `pip install -e ".[bench]"`
         import scrapy_spider
 
         def pages_so_far() -> float:
-            return scrapy_spider.FollowEverything.pages
+            return len(scrapy_spider.FollowEverything.pages)
 
         def known() -> float | None:
             return None
@@ -61,7 +80,7 @@ def main() -> None:
         import minimal_loop
 
         def pages_so_far() -> float:
-            return minimal_loop.fetched
+            return len(minimal_loop.pages)
 
         def known() -> float | None:
             return len(minimal_loop.known)
@@ -80,7 +99,7 @@ def main() -> None:
             seeds=(seed,),
             topic="solar energy",
             db=db,
-            max_pages=int(max_pages),
+            max_pages=limit or None,
             concurrency=int(concurrency),
             per_host_concurrency=int(concurrency),
             delay=0.0,
@@ -93,14 +112,14 @@ def main() -> None:
             return registry.get_sample_value(name) or 0.0
 
         def pages_so_far() -> float:
-            return value("crawler_pages_stored_total")
+            return registry.get_sample_value("crawler_fetches_total", {"outcome": "ok"}) or 0.0
 
         def known() -> float | None:
             return value("crawler_pages_stored_total") + value("crawler_frontier_size")
 
         def run() -> int:
-            summary = asyncio.run(run_crawl(config, registry=registry, handle_signals=False))
-            return summary.fetched
+            asyncio.run(run_crawl(config, registry=registry, handle_signals=False))
+            return html_pages(db)
 
     else:
         sys.exit(f"unknown kind {kind!r}: crawler, minimal or scrapy")

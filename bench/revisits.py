@@ -9,9 +9,9 @@ learns Lambda and xi itself. The ledger credits each item's worth at its first f
 beside it, the same items' worth when their source's page first listed them, which is
 what the model credits to a re-visit, and the median lag from listing to fetch.
 
-For the rates: from the re-visits the crawler made (the server's log) and the items
-each could see (at most the listing's 100), the crawler's estimator (a Poisson rate
-with a prior of one item a period) after 5, 20 and 100 re-visits, against the true rate.
+For the rates: the arrival rate the crawler plans with for each source (its totals as
+saved in the crawl's database, read while it runs, through `learned_rates`) after 5, 20
+and 100 re-visits of that source, and at the end, against the true rate.
 
     python bench/revisits.py [--period 0.5] [--periods 240] [--rate 10] [--seeds 0 1 2] [--with-web]
         [--plot docs/bench/revisits.png]
@@ -24,22 +24,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
-import itertools
+import contextlib
 import math
 import statistics
 import tempfile
 from dataclasses import dataclass
 
+import sqlalchemy.exc
 from prometheus_client import CollectorRegistry
 
 import storage
 from crawler.config import CrawlConfig
+from crawler.revisits import RevisitSettings, learned_rates
 from crawler.service import run_crawl
 from crawler.testbed import Testbed
-from crawler.testbed_sources import LISTING, EphemeralSource
+from crawler.testbed_sources import EphemeralSource
 from crawler.testbed_web import WebSpec
 from policies.ephemeral import Source, simulate
-from policies.source_rates import PoissonRate
 
 PAPER = [(1.0, 0.7), (0.7, 0.35), (0.2, 0.7), (0.08, 0.21)]  # (xi, mu per period)
 POLICIES = ("whittle", "greedy", "round-robin")
@@ -55,8 +56,8 @@ class RunResult:
     collected: float  # worth a period, at each item's first fetch (the ledger)
     at_listing: float  # the same items' worth when their source's page first listed them
     lag: float  # median seconds from that listing to the item's fetch
-    errors: dict[int, list[float]]  # relative rate errors after n re-visits
-    final: list[float]  # relative errors of the crawler's own totals at the end
+    errors: dict[int, list[float]]  # relative errors of the crawler's rates after n re-visits
+    final: list[float]  # relative errors of the crawler's rates at the end
     worths: list[float]  # the crawler's xi of each source: its items' mean relevance
     ledger: list[tuple[float, float]]  # (seconds since the start, worth) of each item fetched
 
@@ -90,22 +91,26 @@ async def run(
                     f"{bed.source_url(i)}={math.log(2) / spec.mu}" for i, spec in enumerate(specs)
                 ),
             )
-            await run_crawl(config, registry=CollectorRegistry(), handle_signals=False)
-            engine = storage.open_engine(db)
-            async with engine.connect() as connection:
-                learned = {s.url: s for s in await storage.load_sources(connection)}
-            await engine.dispose()
+            settings = RevisitSettings(policy=policy, period=period)
+            truth = {url: spec.arrival_rate for url, spec in zip(source_urls, specs, strict=True)}
+            errors: dict[int, list[float]] = {n: [] for n in CHECKPOINTS}
+            watch = asyncio.create_task(watch_rates(db, settings, truth, errors))
+            try:
+                await run_crawl(config, registry=CollectorRegistry(), handle_signals=False)
+            finally:
+                watch.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watch
+            records = await load_sources(db)
+            learned = {s.url: s for s in records}
+            rates = learned_rates(settings, records)
         at_listing, lags = listing_worth(bed, specs)
         result = RunResult(
             collected=bed.sources.collected() / periods,
             at_listing=at_listing / periods,
             lag=statistics.median(lags) if lags else math.nan,
-            errors=rate_errors(bed, specs, period),
-            final=[
-                abs(record.items / record.exposure - spec.arrival_rate) / spec.arrival_rate
-                for i, spec in enumerate(specs)
-                if (record := learned.get(bed.source_url(i))) is not None and record.exposure > 0
-            ],
+            errors=errors,
+            final=[abs(rates[url] - rate) / rate for url, rate in truth.items() if url in rates],
             worths=[
                 record.worth_total / max(record.worth_items, 1)
                 for record in (learned[bed.source_url(i)] for i in range(len(specs)))
@@ -141,21 +146,34 @@ def listing_worth(bed: Testbed, specs: list[EphemeralSource]) -> tuple[float, li
     return total, lags
 
 
-def rate_errors(
-    bed: Testbed, specs: list[EphemeralSource], period: float
-) -> dict[int, list[float]]:
-    """Relative errors of the rate estimate after each checkpoint's number of re-visits."""
-    errors: dict[int, list[float]] = {n: [] for n in CHECKPOINTS}
-    for i, spec in enumerate(specs):
-        arrivals = bed.sources.arrival_times(i)
-        estimator = PoissonRate(prior_rate=1 / period, prior_weight=period)
-        for visits, (before, after) in enumerate(itertools.pairwise(listing_times(bed, i)), 1):
-            seen = bisect.bisect_right(arrivals, after) - bisect.bisect_right(arrivals, before)
-            estimator.partial_fit([min(seen, LISTING)], [after - before])
-            if visits in errors:
-                error = abs(estimator.rate_ - spec.arrival_rate) / spec.arrival_rate
-                errors[visits].append(error)
-    return errors
+async def load_sources(db: str) -> list[storage.SourceRecord]:
+    engine = storage.open_engine(db)
+    try:
+        async with engine.connect() as connection:
+            return await storage.load_sources(connection)
+    finally:
+        await engine.dispose()
+
+
+async def watch_rates(
+    db: str, settings: RevisitSettings, truth: dict[str, float], errors: dict[int, list[float]]
+) -> None:
+    """Read the crawler's sources as it saves them and note the relative error of the rate
+    it plans with for each source when its re-visits reach a checkpoint."""
+    noted: set[tuple[str, int]] = set()
+    while True:
+        await asyncio.sleep(settings.period / 10)  # a source is re-visited once a period at most
+        try:
+            records = await load_sources(db)
+        except sqlalchemy.exc.OperationalError:  # the crawl has not made its tables yet
+            continue
+        rates = learned_rates(settings, records)
+        for record in records:
+            key = (record.url, record.visits)
+            if record.url in truth and record.visits in errors and key not in noted:
+                noted.add(key)
+                error = abs(rates[record.url] - truth[record.url]) / truth[record.url]
+                errors[record.visits].append(error)
 
 
 async def main() -> None:
@@ -226,7 +244,7 @@ async def main() -> None:
         + " for "
         + ", ".join(f"{s.xi:g}" for s in truth)
     )
-    print("relative error of the learned arrival rate (median over sources and runs):")
+    print("relative error of the crawler's arrival rates (median over sources and runs):")
     for n in CHECKPOINTS:
         errors = [e for r in everything for e in r.errors[n]]
         if errors:
@@ -234,7 +252,7 @@ async def main() -> None:
         else:
             print(f"  after {n:>3} re-visits: no source was re-visited that often")
     final = [e for r in everything for e in r.final]
-    print(f"  the crawler's own totals at the end: {statistics.median(final):.3f} ({len(final)})")
+    print(f"  at the end: {statistics.median(final):.3f} ({len(final)})")
     if args.plot:
         plot_collected(results, args)
 

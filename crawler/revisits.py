@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -212,7 +212,7 @@ class Revisits:
         if not ready:
             return []
         totals = _totals(ready)
-        rates, worths = self._estimate(totals)
+        rates, worths = _estimate(settings, totals, _totals(list(self.sources.values())))
         chosen = plan_revisits(
             settings.policy,
             arrival_rate=rates * settings.period,
@@ -244,39 +244,53 @@ class Revisits:
             decay = self._decays[source.url_id] = self.settings.decay_per_period(source.url)
         return decay
 
-    def _estimate(self, totals: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Arrival rates (items a second) and mean worths of the items of the sources
-        whose `totals` are given.
 
-        The prior of each is what all sources together have shown (empirical Bayes), so
-        a source not yet re-visited looks like the average one and gets its turn.
-        """
-        everything = _totals(list(self.sources.values()))
-        pooled_rate = poisson_rates(
-            everything["items"].sum(),
-            everything["exposure"].sum(),
-            prior_rate=self.settings.prior_rate / self.settings.period,
-            prior_weight=self.settings.period,
-        )
-        pooled_worth = mean_worths(
-            everything["worth_total"].sum(),
-            everything["worth_items"].sum(),
-            prior_mean=self.settings.prior_worth,
-            prior_weight=PRIOR_WEIGHT,
-        )
-        rates = poisson_rates(
-            totals["items"],
-            totals["exposure"],
-            prior_rate=float(pooled_rate),
-            prior_weight=self.settings.period,  # one period's worth of exposure
-        )
-        worths = mean_worths(
-            totals["worth_total"],
-            totals["worth_items"],
-            prior_mean=float(pooled_worth),
-            prior_weight=PRIOR_WEIGHT,
-        )
-        return rates, worths
+def _estimate(
+    settings: RevisitSettings,
+    totals: dict[str, np.ndarray],
+    everything: dict[str, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Arrival rates (items a second) and mean worths of the items of the sources whose
+    `totals` are given, among `everything` the crawl knows.
+
+    The prior of each is what all sources together have shown (empirical Bayes), so
+    a source not yet re-visited looks like the average one and gets its turn.
+    """
+    pooled_rate = poisson_rates(
+        everything["items"].sum(),
+        everything["exposure"].sum(),
+        prior_rate=settings.prior_rate / settings.period,
+        prior_weight=settings.period,
+    )
+    pooled_worth = mean_worths(
+        everything["worth_total"].sum(),
+        everything["worth_items"].sum(),
+        prior_mean=settings.prior_worth,
+        prior_weight=PRIOR_WEIGHT,
+    )
+    rates = poisson_rates(
+        totals["items"],
+        totals["exposure"],
+        prior_rate=float(pooled_rate),
+        prior_weight=settings.period,  # one period's worth of exposure
+    )
+    worths = mean_worths(
+        totals["worth_total"],
+        totals["worth_items"],
+        prior_mean=float(pooled_worth),
+        prior_weight=PRIOR_WEIGHT,
+    )
+    return rates, worths
+
+
+def learned_rates(
+    settings: RevisitSettings, sources: Sequence[storage.SourceRecord]
+) -> dict[str, float]:
+    """The arrival rate (items a second) the crawler plans with for each of a crawl's
+    `sources` (all of them, as `storage.load_sources` returns them), by URL."""
+    totals = _totals(list(sources))
+    rates, _ = _estimate(settings, totals, totals)
+    return {source.url: float(rate) for source, rate in zip(sources, rates, strict=True)}
 
 
 def _totals(sources: list[storage.SourceRecord]) -> dict[str, np.ndarray]:

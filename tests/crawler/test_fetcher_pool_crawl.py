@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-import math
+import statistics
 
 import pytest
 from prometheus_client import CollectorRegistry
 
 from crawler.testbed import ServerSpec, Testbed
 from crawler.testbed_web import WebSpec
-from policies.mm1k import optimal_fetchers
 from tests.crawler.helpers import collection, crawl
+
+
+def static_costs(arrival: float, service: float, *, buffer: int, gamma: float) -> list[float]:
+    """The cost of 1, 2, ... 40 fetchers by the M/M/1/K closed form (Talim et al., eq. 4),
+    written out here apart from the code under test: gamma P(empty) + loss rate."""
+    costs = []
+    for fetchers in range(1, 41):
+        rho = fetchers * arrival / service
+        empty = 1 / (buffer + 1) if rho == 1 else (1 - rho) / (1 - rho ** (buffer + 1))
+        costs.append(gamma * empty + fetchers * arrival * rho**buffer * empty)
+    return costs
 
 
 @pytest.mark.parametrize("policy", ["mm1k", "mdp"])
@@ -18,20 +28,21 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
     db_url: str, policy: str
 ) -> None:
     registry = CollectorRegistry()
-    latency = 0.05  # mean seconds the testbed takes to serve a page
-    async with Testbed(WebSpec(pages=3000, hosts=6), ServerSpec(latency=latency)) as bed:
+    buffer, gamma = 8, 1.0
+    async with Testbed(WebSpec(pages=3000, hosts=6), ServerSpec(latency=0.05)) as bed:
         await crawl(
             db_url,
             bed.seeds,
             registry=registry,
             allowed_domains=tuple(bed.hostnames),
             fetchers=policy,
-            buffer=8,
-            gamma=1.0,
+            buffer=buffer,
+            gamma=gamma,
             concurrency=40,
             per_host_concurrency=40,
             max_pages=900,
         )
+        served = [r.finished - r.started for r in bed.requests if r.path.startswith("/p/")]
 
     def value(name: str) -> float:
         sample = registry.get_sample_value(name)
@@ -39,19 +50,29 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
         return sample
 
     arrival, service = value("crawler_fetch_arrival_rate"), value("crawler_processor_service_rate")
-    # one fetcher brings a page every latency plus the crawler's own overhead (the
-    # server shares the event loop with 40 visits: up to about the latency again)
-    assert 0.4 / latency < arrival < 1.05 / latency
-    assert value("crawler_fetch_arrival_rate_stddev") < 0.2 * arrival
+    # a fetch lasts the server's answer and the crawler's own overhead (the server shares
+    # the event loop with 40 visits and the processor): the estimate, weighted to the
+    # last few hundred fetches, is below the rate the server answered those at (0.48 to
+    # 0.68 of it, measured), and above 0.4 of it
+    server_rate = 1 / statistics.mean(served[-300:])
+    spread = 3 * value("crawler_fetch_arrival_rate_stddev")
+    assert 0.4 * server_rate < arrival < server_rate + spread
+    assert spread < 0.6 * arrival
     assert service > arrival  # processing a page is faster than fetching one
+    # the pool was solved for rates within 10% of the last ones published (it is solved
+    # again when they move more): the best static pool for rates that close, by eq. (4)
+    nearby = [
+        static_costs(arrival * a, service * s, buffer=buffer, gamma=gamma)
+        for a in (1 / 1.1, 1.0, 1 / 0.9)
+        for s in (1 / 1.1, 1.0, 1 / 0.9)
+    ]
+    best_pools = [1 + costs.index(min(costs)) for costs in nearby]
     expected_cost = value("crawler_pool_expected_cost")
-    assert math.isfinite(expected_cost)
-    assert expected_cost >= 0
     target = value("crawler_fetchers_target")
-    assert 0 <= target <= 40
-    if policy == "mm1k":  # the static optimum for (about) the final estimates
-        ideal = optimal_fetchers(
-            arrival_rate=arrival, service_rate=service, buffer=8, gamma=1.0
-        ).fetchers
-        assert 0.75 * min(ideal, 40) <= target <= 1.3 * min(ideal, 40)
+    if policy == "mm1k":  # the static optimum
+        assert min(best_pools) <= target <= max(best_pools)
+        assert min(min(c) for c in nearby) <= expected_cost <= max(min(c) for c in nearby)
+    else:  # the dynamic policy does at least as well as the best static pool
+        assert 0 < expected_cost <= max(min(c) for c in nearby)
+        assert 1 <= target <= 40
     assert len(await collection(db_url)) == 900

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 import re
 import signal
 import sqlite3
 import sys
 import time
+from collections import Counter
 from pathlib import Path
+
+import numpy as np
 
 from crawler.testbed import ServerSpec, Testbed
 from crawler.testbed_web import WebSpec
@@ -47,6 +51,22 @@ async def wait_for_stored(path: Path, at_least: int, process: asyncio.subprocess
         await asyncio.sleep(0.05)
 
 
+def stored_pages(path: Path) -> dict[str, str | None]:
+    """URL -> error of every URL stored in the crawl database."""
+    with sqlite3.connect(path) as connection:
+        return dict(connection.execute("SELECT url, error FROM urls WHERE state = 1"))
+
+
+def documents_learned(path: Path) -> int:
+    """Documents the saved relevance model has counted (its IDF's corpus)."""
+    with sqlite3.connect(path) as connection:
+        (blob,) = connection.execute(
+            "SELECT state FROM learned_state WHERE name = 'relevance.document_frequency'"
+        ).fetchone()
+    with np.load(io.BytesIO(blob)) as saved:
+        return int(saved["n_documents"][0])
+
+
 async def test_kill_9_at_random_moments_then_resume_loses_nothing_and_repeats_nothing(
     tmp_path: Path,
 ) -> None:
@@ -55,9 +75,30 @@ async def test_kill_9_at_random_moments_then_resume_loses_nothing_and_repeats_no
     rng = random.Random(7)
     # eight kills, each a few milliseconds after a count of stored pages: mid-fetch,
     # mid-commit, mid-refill of a frontier that holds 50 URLs in memory
-    kill_points = sorted(rng.sample(range(20, 420), 8))
-    async with Testbed(WebSpec(pages=500, hosts=3, seed=11)) as bed:
+    kill_points = sorted(rng.sample(range(30, 420), 8))
+    # no redirects, so that each page the server serves is one URL of the crawl's
+    async with Testbed(WebSpec(pages=500, hosts=3, seed=11, redirect_fraction=0.0)) as bed:
+
+        def page_requests(since: int) -> list[str]:
+            """The pages the server was asked for since its request `since` (robots.txt,
+            the private pages and the redirect loop are not pages)."""
+            return [
+                f"{bed.base_urls[r.host]}{r.path}"
+                for r in bed.requests[since:]
+                if r.path.startswith("/p/")
+            ]
+
+        # a first run stops by itself after 20 pages and saves what it learned (a running
+        # crawl saves it every 10 s, longer than any run below lasts before its kill)
+        first = await asyncio.create_subprocess_exec(
+            *run_args(bed, db_url, "--max-pages", "20"),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        assert await asyncio.wait_for(first.wait(), 60) == 0
+        cut_short: Counter[str] = Counter()  # requested in a killed run, not stored by it
         for kill_after in kill_points:
+            before, served_before = stored_pages(path), len(bed.requests)
             process = await asyncio.create_subprocess_exec(
                 *run_args(bed, db_url, "--concurrency", "6", "--frontier-memory", "50"),
                 stdout=asyncio.subprocess.DEVNULL,
@@ -67,6 +108,12 @@ async def test_kill_9_at_random_moments_then_resume_loses_nothing_and_repeats_no
             await asyncio.sleep(rng.uniform(0.0, 0.05))
             process.kill()
             assert await process.wait() == -signal.SIGKILL
+            requested, after = page_requests(served_before), stored_pages(path)
+            assert all(n == 1 for n in Counter(requested).values())  # once in a run
+            assert not set(requested) & set(before)  # nothing stored is asked for again
+            cut_short.update(url for url in requested if url not in after)
+        before, served_before = stored_pages(path), len(bed.requests)
+        learned_before = documents_learned(path)
         final = await asyncio.create_subprocess_exec(
             *run_args(bed, db_url),
             stdout=asyncio.subprocess.PIPE,
@@ -75,16 +122,26 @@ async def test_kill_9_at_random_moments_then_resume_loses_nothing_and_repeats_no
         out, err = await asyncio.wait_for(final.communicate(), 120)
         assert final.returncode == 0, err.decode()
         assert b"stopped: frontier exhausted" in out
-    pages = await collection(db_url)
-    covered = {p.final_url or p.url for p in pages.values()}
-    assert [p for p in reachable(bed) if bed.page_url(p) not in covered] == []
-    assert all(p.fetch_count == 1 for p in pages.values())
+        requested_last = page_requests(served_before)
+        requests = Counter(page_requests(0))
+    pages = stored_pages(path)
+    # the server was asked for every reachable page once, and again only after a kill
+    # had cut its visit short, before it was stored
+    reachable_urls = {bed.page_url(p) for p in reachable(bed)}
+    assert set(requests) == reachable_urls <= set(pages)
+    assert {url: n - 1 for url, n in requests.items() if n > 1} == +cut_short
+    stored_last = {url for url in set(pages) - set(before) if "/p/" in url}
+    assert sorted(requested_last) == sorted(stored_last)  # each once
+    assert all(p.fetch_count == 1 for p in (await collection(db_url)).values())
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert connection.execute("SELECT count(*) FROM urls WHERE state = 0").fetchone() == (0,)
-        names = {row[0] for row in connection.execute("SELECT name FROM learned_state")}
-        assert "relevance.document_frequency" in names
         assert connection.execute("SELECT count(*) FROM hosts").fetchone()[0] == 3
+    # the relevance model came back as last saved: the last run counted its pages on top
+    # of it (a fresh model would hold the last run's pages alone)
+    scored_last = sum(1 for url in stored_last if pages[url] is None)
+    assert scored_last > 0
+    assert documents_learned(path) == learned_before + scored_last
 
 
 async def test_sigint_finishes_what_is_in_flight_and_stores_it(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import math
 import sys
@@ -16,7 +17,7 @@ from prometheus_client import CollectorRegistry
 from crawler.cli import main
 from crawler.collection import format_status, status, top_sources
 from crawler.config import ConfigError, build_config
-from crawler.revisits import RevisitSettings
+from crawler.revisits import RevisitSettings, learned_rates
 from crawler.testbed import Testbed
 from crawler.testbed_sources import EphemeralSource
 from crawler.testbed_web import WebSpec
@@ -24,6 +25,7 @@ from tests.crawler.helpers import collection, crawl
 from tests.crawler.helpers import sources as load_sources
 
 SMALL_WEB = WebSpec(pages=60, hosts=2, seed=5)
+PERIOD = 0.3  # seconds between re-visit plans
 
 
 async def crawl_sources(
@@ -41,7 +43,7 @@ async def crawl_sources(
         allowed_domains=tuple(bed.hostnames),
         registry=registry,
         revisit=policy,
-        revisit_period=0.3,
+        revisit_period=PERIOD,
         revisit_budget=1,
         interest_half_life=1.0,
         duration=duration,
@@ -101,6 +103,7 @@ async def test_crawler_status_lists_the_sources(
 ) -> None:
     async with Testbed(SMALL_WEB, sources=[EphemeralSource(0.5, 0.7, 4.0)]) as bed:
         await crawl_sources(db_url, bed, policy="whittle", duration=2.0)
+    record = (await load_sources(db_url))[bed.source_url(0)]
     assert await asyncio.to_thread(main, ["status", "--db", db_url]) == 0
     out = capsys.readouterr().out
     assert "sources publishing the most" in out
@@ -109,7 +112,10 @@ async def test_crawler_status_lists_the_sources(
     report = json.loads(capsys.readouterr().out)
     top = report["top_sources"][0]
     assert top["url"] == bed.source_url(0)
-    assert top["arrival_rate"] == pytest.approx(4.0, rel=0.8)
+    # the rate its re-visits have shown: the items they found over the time they covered
+    assert record.visits >= 2
+    assert top["arrival_rate"] == pytest.approx(record.items / record.exposure)
+    assert abs(record.items - 4.0 * record.exposure) <= 4 * math.sqrt(4.0 * record.exposure)
 
 
 async def test_an_unchanged_source_answers_304_and_keeps_its_record(db_url: str) -> None:
@@ -128,16 +134,34 @@ async def test_an_unchanged_source_answers_304_and_keeps_its_record(db_url: str)
 
 
 async def test_learned_arrival_rates_approach_the_true_ones(db_url: str) -> None:
-    specs = [EphemeralSource(0.5, 0.7, 20.0), EphemeralSource(0.5, 0.7, 5.0)]
+    specs = [EphemeralSource(0.5, 0.7, 60.0), EphemeralSource(0.5, 0.7, 15.0)]
     async with Testbed(SMALL_WEB, sources=specs) as bed:
         await crawl_sources(db_url, bed, policy="round-robin", duration=5.0)
-    sources = await load_sources(db_url)
+        listings = {
+            i: [r for r in bed.requests if r.path == f"/s/{i}" and r.status in (200, 304)]
+            for i in range(len(specs))
+        }
+        arrivals = {i: bed.sources.arrival_times(i) for i in range(len(specs))}
+    records = list((await load_sources(db_url)).values())
+    rates = learned_rates(RevisitSettings(policy="round-robin", period=PERIOD), records)
     for i, spec in enumerate(specs):
-        source = sources[bed.source_url(i)]
+        source = next(r for r in records if r.url == bed.source_url(i))
         assert source.visits >= 5
-        # the items counted are Poisson with mean rate * exposure: within four deviations
-        expected = spec.arrival_rate * source.exposure
-        assert abs(source.items - expected) <= 4 * math.sqrt(expected)
+        # it counted the items the server published between its first listing and the
+        # last one it learned from (a listing is made while its request is served)
+        first, last = listings[i][0], listings[i][source.visits]
+
+        def published(moment: float, i: int = i) -> int:
+            return bisect.bisect_right(arrivals[i], moment - bed.started)
+
+        least = published(last.started) - published(first.finished)
+        most = published(last.finished) - published(first.started)
+        assert least <= source.items <= most
+        # the rate it plans with is within four Poisson deviations of the truth, beside
+        # the pull of its prior (one period's worth of exposure at the sources' mean)
+        deviation = 4 * math.sqrt(spec.arrival_rate * source.exposure) / source.exposure
+        prior_pull = PERIOD / source.exposure * max(s.arrival_rate for s in specs)
+        assert abs(rates[source.url] - spec.arrival_rate) <= deviation + prior_pull
 
 
 async def test_a_resumed_crawl_keeps_what_it_learned_of_its_sources(db_url: str) -> None:

@@ -214,21 +214,33 @@ def test_planning_revisits_from_the_time_since_each_visit() -> None:
 
 
 def test_a_policy_working_from_compressed_worths() -> None:
-    # a crawler's relevance scores compress worth: the live crawl of the example measured
-    # xi as 0.108, 0.093, 0.040, 0.019 for 0.5, 0.35, 0.1, 0.04 (bench/revisits.py)
+    # a crawler's relevance scores compress worth: the live crawl of the example
+    # (bench/revisits.py: xi halved, 10 items a period) measured xi as 0.112, 0.093,
+    # 0.033, 0.018 for 0.5, 0.35, 0.1, 0.04; the same model as the benchmark's
+    live = [Source(xi=s.xi / 2, mu=s.mu, arrival_rate=10.0) for s in EXAMPLE]
     believed = [
         Source(xi=xi, mu=s.mu, arrival_rate=s.arrival_rate)
-        for xi, s in zip((0.216, 0.186, 0.08, 0.038), EXAMPLE, strict=True)
+        for xi, s in zip((0.112, 0.093, 0.033, 0.018), live, strict=True)
     ]
 
     def run(policy: str, belief: list[Source] | None) -> Simulation:
         # from its expectations, as a crawler that sees a source only when it visits
-        return stochastic(policy, seed=0, observe="crawled", believed=belief)
+        return simulate(
+            live,
+            budget=1,
+            periods=10_000,
+            policy=policy,
+            stochastic=True,
+            observe="crawled",
+            seed=0,
+            believed=belief,
+        )
 
-    assert run("whittle", EXAMPLE).average_reward == run("whittle", None).average_reward
+    assert run("whittle", live).average_reward == run("whittle", None).average_reward
+    assert run("whittle", None).crawls_per_source[2:] == [0, 0]
     misled = run("whittle", believed)
-    # the index now finds sources 3 and 4 worth a visit one period in five
-    assert misled.crawls_per_source[2] == pytest.approx(1000, abs=5)
-    assert misled.average_reward < run("greedy", believed).average_reward - 10
+    # the index now finds source 4 worth a visit about one period in eleven
+    assert 800 <= misled.crawls_per_source[3] <= 1000
+    assert misled.average_reward < run("greedy", believed).average_reward - 0.05
     # greedy keeps alternating sources 1 and 2: the order of u / (1 - alpha) is kept
     assert run("greedy", believed).crawls_per_source[2:] == [0, 0]
