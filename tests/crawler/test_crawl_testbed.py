@@ -154,8 +154,12 @@ async def test_a_frontier_beyond_its_memory_waits_in_the_database(db_url: str) -
         assert first.frontier > capacity  # the rest waited in the database
         in_memory.registry = registry = CollectorRegistry()
         second = await crawl(db_url, bed.seeds, registry=registry, **settings)
+        served = list(bed.requests)
     assert second.stop_reason == "frontier exhausted"
     assert 0 < in_memory.most <= capacity + concurrency
+    # counted at the server, over both runs: every URL once (robots.txt once a run)
+    asked = Counter((r.host, r.path) for r in served if r.path != "/robots.txt")
+    assert [request for request, times in asked.items() if times > 1] == []
     pages = await collection(db_url)
     covered = {p.final_url or p.url for p in pages.values()}
     assert [page for page in reachable(bed) if bed.page_url(page) not in covered] == []
