@@ -2,6 +2,8 @@
 
 python bench/measure.py crawler|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
+SEED is a URL, or a file of seed URLs, one a line (a real web's seeds.txt).
+
 Besides the totals, a sampler thread records (seconds, pages, resident MB, URLs known)
 every second, so that the rate and memory can be followed as the frontier and collection
 grow. Scrapy does not tell how many URLs it knows: None.
@@ -42,6 +44,7 @@ def sample(
 
 def main() -> None:
     kind, seed, max_pages, concurrency, db, *hosts = sys.argv[1:]
+    seeds = [seed] if "://" in seed else Path(seed).read_text().split()
     limits = {"max_pages": int(max_pages), "concurrency": int(concurrency), "allowed": set(hosts)}
     # imports first, and only the kind's own: start-up is not what is measured
     run: Callable[[], int]
@@ -55,7 +58,7 @@ def main() -> None:
             return None
 
         def run() -> int:
-            return scrapy_spider.crawl([seed], **limits)
+            return scrapy_spider.crawl(seeds, **limits)
 
     elif kind == "minimal":
         import minimal_loop
@@ -67,7 +70,7 @@ def main() -> None:
             return len(minimal_loop.known)
 
         def run() -> int:
-            return asyncio.run(minimal_loop.crawl([seed], **limits))
+            return asyncio.run(minimal_loop.crawl(seeds, **limits))
 
     elif kind == "crawler":
         from prometheus_client import CollectorRegistry
@@ -77,7 +80,7 @@ def main() -> None:
 
         registry = CollectorRegistry()
         config = CrawlConfig(
-            seeds=(seed,),
+            seeds=tuple(seeds),
             topic="solar energy",
             db=db,
             max_pages=int(max_pages),
