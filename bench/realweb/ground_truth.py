@@ -247,7 +247,7 @@ def main() -> None:
     for name, by_url in score(web, topics).items():
         write(out / name, web, by_url, topics[name], first)
         first = first or out / name / "links.tsv"
-        values = np.fromiter(by_url.values(), dtype=np.float64)
+        values = np.round(np.fromiter(by_url.values(), dtype=np.float64), 4)  # as written
         relevant = int((values >= args.threshold).sum())
         hosts = sorted({URL(u).host or "" for u, v in by_url.items() if v >= args.threshold})
         print(

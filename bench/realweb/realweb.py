@@ -87,7 +87,9 @@ class Host:
 
 
 def is_html(name: str) -> bool:
-    return name.lower().endswith(HTML_SUFFIXES)
+    """Whether nginx serves the file as HTML: by its extension, which a name's leading
+    dot does not start (nginx serves Boost's `operator/.html` as a binary file)."""
+    return name.lower().endswith(HTML_SUFFIXES) and name.rfind(".") > 0
 
 
 def html_root(files: list[str]) -> tuple[str, tuple[str, ...]]:

@@ -31,6 +31,7 @@ A_INDEX = """<html><head><title>Gardening</title></head><body>
 <a href="page.html#top">a page</a> <a href="%70age.html">the page again</a>
 <a href="page.html?print=1">printable</a> <a href="missing.html">gone</a>
 <a href="picture.png">a picture</a> <a href="empty/">an empty directory</a>
+<a href=".html">a name that is all extension</a>
 <a href="hidden.html" rel="nofollow">hidden</a> <a href="https://example.org/">away</a>
 <a href="mailto:someone@example.org">mail</a> <a href="http://{b}/">the other host</a>
 </body></html>"""
@@ -67,6 +68,7 @@ def write_sites(root: Path, port: int) -> tuple[Path, Path]:
         a / "hidden.html": A_HIDDEN,
         a / "orphan.html": "<html><body>never linked</body></html>",
         a / "picture.png": "not HTML",
+        a / ".html": "<html><body>served as application/octet-stream</body></html>",
         b / "index.html": B_INDEX,
         b / "a.html": B_A.format(a=a_host),
     }
@@ -121,7 +123,8 @@ def test_the_ground_truth_lists_the_pages_a_server_would_serve_from_the_seeds(
     compost = truth / "compost"
     relevance = {url: float(value) for url, value in rows(compost / "pages.tsv")}
     # "guide" redirects to "guide/"; "%70age.html" is "page.html"; fragments go; the
-    # query makes another URL; a missing file, a PNG, an empty directory, a nofollow
+    # query makes another URL; a missing file, a PNG, ".html" (which nginx does not
+    # serve as HTML: its extension starts after a name), an empty directory, a nofollow
     # link and what only that page links to are no pages
     assert set(relevance) == {
         f"{a}/",
@@ -200,6 +203,7 @@ def test_a_crawl_of_what_nginx_serves_finds_the_ground_truths_pages(
     assert crawled.outcomes["http_error"] == 2  # missing.html (404) and empty/ (403)
     assert '/missing.html HTTP/1.1" 404' in served
     assert '/robots.txt HTTP/1.1" 200' in served
+    assert '/.html HTTP/1.1" 200' in served  # fetched, and not taken for HTML
     report = ["report", "--db", db_url, "--out", str(tmp_path / "report.html")]
     truth_arguments = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
     assert main([*report, *truth_arguments]) == 0
