@@ -1,4 +1,5 @@
-"""Focus of one live crawl per frontier policy: harvest and P on the testbed.
+"""Focus of one live crawl per frontier policy: harvest and P on the testbed, or on a
+web served elsewhere with its ground truth.
 
 Crawls the testbed (in this process) once per policy and seed, politeness off, and
 reads the collection in the order pages were fetched: the harvest rate is the share of
@@ -8,6 +9,13 @@ of the upper bound over as many fetches.
 
     python bench/focus.py [--pages 20000] [--budget 5000] [--seeds 0 1 2]
         [--policies bfs best-first qlearning] [--json] [--plot docs/bench/focus.png]
+
+With --ground-truth DIR (pages.tsv, seeds.txt and topic.txt, as `crawler testbed
+--ground-truth` or `bench/realweb/ground_truth.py` write them) it crawls DIR's seeds,
+already served, on the topic of DIR/topic.txt, once per policy; --truth-threshold is
+then the ground-truth relevance from which a page counts (the real web's: 0.15):
+
+    python bench/focus.py --ground-truth /tmp/realweb/truth/git --truth-threshold 0.15
 
 --plot draws the harvest rate over the first N fetched, for every N: the median over
 seeds of each policy, and the range between the seeds.
@@ -20,12 +28,14 @@ import asyncio
 import json
 import statistics
 import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 from prometheus_client import CollectorRegistry
 
 from crawler.config import CrawlConfig
-from crawler.history import harvest_rate, read_history
+from crawler.history import harvest_rate, read_ground_truth, read_history
 from crawler.service import run_crawl
 from crawler.testbed import Testbed
 from crawler.testbed_web import WebSpec
@@ -36,13 +46,15 @@ TRULY_RELEVANT = 0.4
 CHECKPOINTS = (100, 500, 1000, 5000)
 
 
-async def crawl_order(policy: str, bed: Testbed, budget: int) -> list[str]:
+async def crawl_order(
+    policy: str, seeds: list[str], topic: str, hostnames: list[str], budget: int
+) -> list[str]:
     """The URLs of the pages a crawl stored, in the order it fetched them."""
     with tempfile.TemporaryDirectory() as scratch:
         db = f"sqlite+aiosqlite:///{scratch}/focus.db"
         config = CrawlConfig(
-            seeds=tuple(bed.seeds),
-            topic=bed.topic,
+            seeds=tuple(seeds),
+            topic=topic,
             db=db,
             delay=0.0,
             concurrency=8,
@@ -50,7 +62,7 @@ async def crawl_order(policy: str, bed: Testbed, budget: int) -> list[str]:
             policy=policy,
             metrics_port=0,
             allow_private_networks=True,
-            allowed_domains=tuple(bed.hostnames),
+            allowed_domains=tuple(hostnames),
         )
         await run_crawl(config, registry=CollectorRegistry(), handle_signals=False)
         return (await read_history(db)).urls
@@ -60,11 +72,11 @@ def truth_of(order: list[str], truth: dict[str, float], budget: int) -> np.ndarr
     return np.array([truth.get(url, 0.0) for url in order[:budget]])
 
 
-def focus(fetched: np.ndarray, truth: dict[str, float]) -> dict[str, float]:
+def focus(fetched: np.ndarray, truth: dict[str, float], threshold: float) -> dict[str, float]:
     relevance = np.fromiter(truth.values(), dtype=np.float64)
     total = float(relevance.sum())
     report = {
-        f"harvest@{n}": float(np.mean(fetched[:n] >= TRULY_RELEVANT))
+        f"harvest@{n}": float(np.mean(fetched[:n] >= threshold))
         for n in CHECKPOINTS
         if n <= len(fetched)
     }
@@ -80,20 +92,43 @@ async def main() -> None:
     parser.add_argument("--budget", type=int, default=5_000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--policies", nargs="+", default=frontier_policy_names())
+    parser.add_argument("--ground-truth", type=Path, help="crawl this web, served already")
+    parser.add_argument("--truth-threshold", type=float, default=TRULY_RELEVANT)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--plot", help="draw the harvest curves here (a PNG file)")
     args = parser.parse_args()
+    threshold = args.truth_threshold
     results: dict[str, list[dict[str, float]]] = {name: [] for name in args.policies}
     curves: dict[str, list[np.ndarray]] = {name: [] for name in args.policies}
-    for seed in args.seeds:
-        async with Testbed(WebSpec(pages=args.pages, seed=seed)) as bed:
-            truth = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(args.pages)}
-            for name in args.policies:
-                fetched = truth_of(await crawl_order(name, bed, args.budget), truth, args.budget)
-                results[name].append(focus(fetched, truth))
-                curves[name].append(harvest_rate(fetched >= TRULY_RELEVANT))
-                if not args.json:
-                    print(f"seed {seed} {name}: {results[name][-1]}", flush=True)
+
+    async def crawl_all(
+        label: str, seeds: list[str], hostnames: list[str], topic: str, truth: dict[str, float]
+    ) -> None:
+        for name in args.policies:
+            order = await crawl_order(name, seeds, topic, hostnames, args.budget)
+            fetched = truth_of(order, truth, args.budget)
+            results[name].append(focus(fetched, truth, threshold))
+            curves[name].append(harvest_rate(fetched >= threshold))
+            if not args.json:
+                print(f"{label} {name}: {results[name][-1]}", flush=True)
+
+    if args.ground_truth:
+        directory = args.ground_truth
+        seeds = (directory / "seeds.txt").read_text().split()
+        topic = (directory / "topic.txt").read_text().strip()
+        hostnames = sorted({urlsplit(url).hostname or "" for url in seeds})
+        truth = read_ground_truth(directory)
+        await crawl_all(str(directory), seeds, hostnames, topic, truth)
+        args.title = f"{directory}: {topic!r}"
+    else:
+        for seed in args.seeds:
+            async with Testbed(WebSpec(pages=args.pages, seed=seed)) as bed:
+                truth = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(args.pages)}
+                await crawl_all(f"seed {seed}", bed.seeds, bed.hostnames, bed.topic, truth)
+        args.title = (
+            f"Testbed of {args.pages:,} pages, seeds {', '.join(map(str, args.seeds))}: "
+            "median and range"
+        )
     medians = {
         name: {key: statistics.median(run[key] for run in runs) for key in runs[0]}
         for name, runs in results.items()
@@ -104,7 +139,7 @@ async def main() -> None:
         print(json.dumps({"runs": results, "medians": medians}))
         return
     keys = list(next(iter(medians.values())))
-    print(f"\nmedians over seeds {args.seeds}, testbed of {args.pages} pages")
+    print(f"\n{args.title}, budget {args.budget}")
     print(f"{'policy':<12}" + "".join(f"{key:>15}" for key in keys))
     for name, values in medians.items():
         print(f"{name:<12}" + "".join(f"{values[key]:>15.3f}" for key in keys))
@@ -130,14 +165,10 @@ def plot_harvest(
         axes.fill_between(
             pages, stacked.min(axis=0), stacked.max(axis=0), color=line.get_color(), alpha=0.15
         )
-    axes.set(xlabel="pages fetched", ylabel=f"harvest rate (truth >= {TRULY_RELEVANT})")
+    axes.set(xlabel="pages fetched", ylabel=f"harvest rate (truth >= {args.truth_threshold})")
     axes.set_xscale("log")
     axes.set_ylim(0, 1)
-    axes.set_title(
-        f"Testbed of {args.pages:,} pages, seeds {', '.join(map(str, args.seeds))}: "
-        "median and range",
-        fontsize=10,
-    )
+    axes.set_title(args.title, fontsize=10)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()

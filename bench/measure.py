@@ -2,6 +2,7 @@
 
 python bench/measure.py crawler|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
+SEED is a URL, or a file of seed URLs, one a line (a real web's seeds.txt).
 MAX_PAGES 0 crawls to the end of the web; otherwise each crawler stops at its own count
 (URLs visited for this crawler, requests for the minimal loop, responses for Scrapy).
 
@@ -10,8 +11,7 @@ the page it leads to; errors, refusals and robots.txt do not count); for this cr
 read from its collection at the end. Besides the totals, a sampler thread records
 (seconds, pages, resident MB, URLs known) every second, so that the rate and memory can
 be followed as the frontier and collection grow (this crawler's pages there are its `ok`
-fetches, which count a page reached by a redirect and by a link twice). Scrapy does not
-tell how many URLs it knows: None.
+fetches). Scrapy does not tell how many URLs it knows: None.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ def html_pages(db: str) -> int:
 
 def main() -> None:
     kind, seed, max_pages, concurrency, db, *hosts = sys.argv[1:]
+    seeds = [seed] if "://" in seed else Path(seed).read_text().split()
     limit = int(max_pages)
     limits = {"max_pages": limit, "concurrency": int(concurrency), "allowed": set(hosts)}
     # imports first, and only the kind's own: start-up is not what is measured
@@ -74,7 +75,7 @@ def main() -> None:
             return None
 
         def run() -> int:
-            return scrapy_spider.crawl([seed], **limits)
+            return scrapy_spider.crawl(seeds, **limits)
 
     elif kind == "minimal":
         import minimal_loop
@@ -86,7 +87,7 @@ def main() -> None:
             return len(minimal_loop.known)
 
         def run() -> int:
-            return asyncio.run(minimal_loop.crawl([seed], **limits))
+            return asyncio.run(minimal_loop.crawl(seeds, **limits))
 
     elif kind == "crawler":
         from prometheus_client import CollectorRegistry
@@ -96,7 +97,7 @@ def main() -> None:
 
         registry = CollectorRegistry()
         config = CrawlConfig(
-            seeds=(seed,),
+            seeds=tuple(seeds),
             topic="solar energy",
             db=db,
             max_pages=limit or None,

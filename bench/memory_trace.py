@@ -6,6 +6,9 @@ traced total and the resident size; at the end, the lines whose allocations grew
 between the first snapshot after the warm-up and the last.
 
     python bench/memory_trace.py [--minutes 10] [--pages 1000000] [--hosts 50] [--delay 0.1]
+
+With --seeds-file it crawls a web served already, kept to those seeds' hosts (the real
+web of `bench/realweb/`: --seeds-file /tmp/realweb/seeds.txt), instead of the testbed.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -31,7 +35,7 @@ def resident_mb() -> float:
         return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
 
 
-async def trace(args: argparse.Namespace, seed: str, hosts: list[str], db: str) -> None:
+async def trace(args: argparse.Namespace, seeds: list[str], hosts: list[str], db: str) -> None:
     from prometheus_client import CollectorRegistry
 
     from crawler.config import CrawlConfig
@@ -39,7 +43,7 @@ async def trace(args: argparse.Namespace, seed: str, hosts: list[str], db: str) 
 
     registry = CollectorRegistry()
     config = CrawlConfig(
-        seeds=(seed,),
+        seeds=tuple(seeds),
         topic="solar energy",
         db=db,
         duration=args.minutes * 60,
@@ -93,13 +97,20 @@ def main() -> None:
     parser.add_argument("--frontier-memory", type=int, default=50_000)
     parser.add_argument("--every", type=float, default=30.0)
     parser.add_argument("--top", type=int, default=12)
+    parser.add_argument("--seeds-file", type=Path, help="crawl the web these seeds are on")
     args = parser.parse_args()
     tracemalloc.start(FRAMES)
+    if args.seeds_file:
+        seeds = args.seeds_file.read_text().split()
+        hosts = sorted({urlsplit(url).hostname or "" for url in seeds})
+        with tempfile.TemporaryDirectory() as scratch:
+            asyncio.run(trace(args, seeds, hosts, f"sqlite+aiosqlite:///{scratch}/trace.db"))
+        return
     with (
         tempfile.TemporaryDirectory() as scratch,
         served_testbed(port=18950, pages=args.pages, hosts=args.hosts) as (seed, hosts),
     ):
-        asyncio.run(trace(args, seed, hosts, f"sqlite+aiosqlite:///{scratch}/trace.db"))
+        asyncio.run(trace(args, [seed], hosts, f"sqlite+aiosqlite:///{scratch}/trace.db"))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ URLs visited for this crawler).
     pip install -e ".[bench]"
     python bench/throughput.py --sizes 10000 100000 --runs 3 --out bench/results/throughput.json
 
+With --seeds-file it crawls a web served already instead of the testbed, kept to the
+hosts of those seeds (the real web of `bench/realweb/`):
+
+    python bench/throughput.py --seeds-file /tmp/realweb/seeds.txt --kinds crawler minimal
+
 The JSON keeps every run with its samples; `bench/plot_throughput.py` draws them.
 """
 
@@ -23,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -52,8 +58,8 @@ def summarize(runs: list[dict]) -> dict:
     }
 
 
-def print_table(size: int, summary: dict[str, dict]) -> None:
-    print(f"\ntestbed of {size:,} pages; medians")
+def print_table(size: int | str, summary: dict[str, dict]) -> None:
+    print(f"\n{f'testbed of {size:,} pages' if isinstance(size, int) else size}; medians")
     print(f"{'':9} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
     for kind, row in summary.items():
         print(
@@ -82,27 +88,46 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--out", type=Path, help="write every run here, as JSON")
+    parser.add_argument("--seeds-file", type=Path, help="crawl the web these seeds are on")
     args = parser.parse_args()
+    if args.seeds_file:
+        seeds = args.seeds_file.read_text().split()
+        hosts = sorted({urlsplit(url).hostname or "" for url in seeds})
+        runs = run_interleaved(args, str(args.seeds_file), hosts, args.max_pages or 0)
+        print_table(str(args.seeds_file), {kind: summarize(r) for kind, r in runs.items()})
+        write_results(args, {str(args.seeds_file): runs})
+        return
 
     results: dict[str, dict[str, list[dict]]] = {}
     for size in args.sizes:
         max_pages = args.max_pages or 0  # 0: to the end of the web
-        runs: dict[str, list[dict]] = {kind: [] for kind in args.kinds}
         with served_testbed(port=PORT, pages=size, hosts=args.hosts) as (seed, hosts):
-            for run in range(args.runs):
-                shift = run % len(args.kinds)
-                for kind in [*args.kinds[shift:], *args.kinds[:shift]]:
-                    result = measure(kind, seed, hosts, max_pages, args.concurrency)
-                    runs[kind].append(result)
-                    brief = {k: v for k, v in result.items() if k != "samples"}
-                    print(json.dumps({"size": size, **brief}), file=sys.stderr, flush=True)
+            runs = run_interleaved(args, seed, hosts, max_pages)
         results[str(size)] = runs
         print_table(size, {kind: summarize(kind_runs) for kind, kind_runs in runs.items()})
-        if args.out:  # after every size: a long run keeps what it has measured
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(
-                json.dumps({"settings": vars(args) | {"out": str(args.out)}, "results": results})
-            )
+        write_results(args, results)  # after every size: a long run keeps what it has
+
+
+def run_interleaved(
+    args: argparse.Namespace, seed: str, hosts: list[str], max_pages: int
+) -> dict[str, list[dict]]:
+    """args.runs runs of each kind, the order rotating from run to run."""
+    runs: dict[str, list[dict]] = {kind: [] for kind in args.kinds}
+    for run in range(args.runs):
+        shift = run % len(args.kinds)
+        for kind in [*args.kinds[shift:], *args.kinds[:shift]]:
+            result = measure(kind, seed, hosts, max_pages, args.concurrency)
+            runs[kind].append(result)
+            brief = {k: v for k, v in result.items() if k != "samples"}
+            print(json.dumps({"web": seed, **brief}), file=sys.stderr, flush=True)
+    return runs
+
+
+def write_results(args: argparse.Namespace, results: dict[str, dict[str, list[dict]]]) -> None:
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        settings = vars(args) | {"out": str(args.out), "seeds_file": str(args.seeds_file)}
+        args.out.write_text(json.dumps({"settings": settings, "results": results}))
 
 
 if __name__ == "__main__":
