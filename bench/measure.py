@@ -1,6 +1,6 @@
 """Run one crawler in this process and print what it cost, as one JSON line.
 
-python bench/measure.py crawler|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
+python bench/measure.py crawler|crawler-warc|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
 Besides the totals, a sampler thread records (seconds, pages, resident MB, URLs known)
 every second, so that the rate and memory can be followed as the frontier and collection
@@ -40,6 +40,11 @@ def sample(
         samples.append([elapsed, pages(), round(resident_mb(), 1), known()])
 
 
+def warc_directory(db: str) -> Path:
+    """WARC files beside the run's SQLite database."""
+    return Path(db.removeprefix("sqlite+aiosqlite:///")).parent / "warc"
+
+
 def main() -> None:
     kind, seed, max_pages, concurrency, db, *hosts = sys.argv[1:]
     limits = {"max_pages": int(max_pages), "concurrency": int(concurrency), "allowed": set(hosts)}
@@ -69,7 +74,7 @@ def main() -> None:
         def run() -> int:
             return asyncio.run(minimal_loop.crawl([seed], **limits))
 
-    elif kind == "crawler":
+    elif kind in ("crawler", "crawler-warc"):  # crawler-warc: writing WARC files too
         from prometheus_client import CollectorRegistry
 
         from crawler.config import CrawlConfig
@@ -87,6 +92,7 @@ def main() -> None:
             metrics_port=0,
             allow_private_networks=True,
             allowed_domains=tuple(hosts),
+            warc=None if kind == "crawler" else str(warc_directory(db)),
         )
 
         def value(name: str) -> float:
@@ -130,6 +136,7 @@ def main() -> None:
                 + children.ru_stime,
                 # peak resident memory of the whole process, imports included
                 "peak_rss_mb": max(usage.ru_maxrss, children.ru_maxrss) / 1024,
+                "warc_mb": sum(f.stat().st_size for f in warc_directory(db).glob("*")) / 2**20,
                 "samples": samples,
             }
         )
