@@ -95,10 +95,12 @@ async def run_crawl(
     scorer = TopicScorer().fit([config.topic])
 
     db = storage.open_engine(config.db)
+    archive: WarcArchive | None = None
     try:
         await storage.create_schema(db)
         crawl_id = await _record_start(db, config, seeds)
-        archive = None if config.warc is None else await _open_archive(db, config, crawl_id)
+        if config.warc is not None:
+            archive = await _open_archive(db, config, crawl_id)
         registry = registry if registry is not None else CollectorRegistry()
         metrics = CrawlerMetrics(registry, version=__version__)
         fetcher = Fetcher(
@@ -205,6 +207,8 @@ async def run_crawl(
         log.info("crawl stopped (%s)", summary.stop_reason)
         return summary
     finally:
+        if archive is not None:
+            archive.release()  # still open only if the crawl failed
         await _close_quietly("database", db.dispose())
 
 

@@ -20,6 +20,7 @@ like a database refusing writes.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import glob
 import logging
@@ -119,6 +120,14 @@ class WarcArchive:
                 self._close_file()
         except OSError as error:
             raise WarcError(f"cannot close the WARC file {self.path}: {error}") from error
+
+    def release(self) -> None:
+        """Let go of the open file without closing it (the crawl failed): it keeps its
+        `.open` suffix, and the next run cuts it back to what committed."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = self._records = None
 
     def _open_file(self) -> None:
         stamp = datetime.fromtimestamp(self.clock(), UTC).strftime("%Y%m%d%H%M%S%f")[:17]
@@ -229,7 +238,9 @@ class WarcArchive:
                 log.info("WARC file %s is being written by another process", path)
                 return False
             if length is None:
-                if _crawl_id(handle) != self.crawl_id:
+                # killed between creating it and writing its warcinfo (one write)
+                empty = os.fstat(handle.fileno()).st_size == 0
+                if not empty and _crawl_id(handle) != self.crawl_id:
                     log.warning("WARC file %s is another crawl's: left as it is", path)
                     return False
                 path.unlink()  # only records whose rows never committed

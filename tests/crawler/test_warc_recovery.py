@@ -121,3 +121,19 @@ def test_a_file_shorter_than_committed_keeps_its_whole_records(tmp_path: Path) -
     kept = [r.uri.removeprefix("http://127.0.0.1:8080") for r in captures(records)]
     assert kept == ["/0/0", "/0/1", "/0/2", "/1/0", "/1/1", "/1/2"]
     assert len([r for r in records if r.type == "request"]) == 5
+
+
+def test_a_file_killed_before_its_warcinfo_is_removed(tmp_path: Path) -> None:
+    (tmp_path / "crawl-20260101000000000-00000.warc.gz.open").touch()
+    assert archive(tmp_path, "ours").recover({}) == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_crawls_file_is_let_go_and_recovered_by_the_next_run(tmp_path: Path) -> None:
+    failed = archive(tmp_path, "ours")
+    ((name, committed),) = failed.write([group("/a")]).committed.items()
+    failed.write([group("/b")])  # its rows never committed: the crawl failed
+    failed.release()
+    assert open_files(tmp_path) == [name + ".open"]
+    assert archive(tmp_path, "ours").recover({name: committed}) == [name]
+    assert [r.uri[-2:] for r in captures(read_records(tmp_path))] == ["/a"]
