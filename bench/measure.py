@@ -1,6 +1,6 @@
 """Run one crawler in this process and print what it cost, as one JSON line.
 
-python bench/measure.py crawler|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
+python bench/measure.py crawler|crawler-warc|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
 SEED is a URL, or a file of seed URLs, one a line (a real web's seeds.txt).
 MAX_PAGES 0 crawls to the end of the web; otherwise each crawler stops at its own count
@@ -58,6 +58,11 @@ def html_pages(db: str) -> int:
         ).fetchone()[0]
 
 
+def warc_directory(db: str) -> Path:
+    """WARC files beside the run's SQLite database."""
+    return Path(db.removeprefix("sqlite+aiosqlite:///")).parent / "warc"
+
+
 def main() -> None:
     kind, seed, max_pages, concurrency, db, *hosts = sys.argv[1:]
     seeds = [seed] if "://" in seed else Path(seed).read_text().split()
@@ -89,7 +94,7 @@ def main() -> None:
         def run() -> int:
             return asyncio.run(minimal_loop.crawl(seeds, **limits))
 
-    elif kind == "crawler":
+    elif kind in ("crawler", "crawler-warc"):  # crawler-warc: writing WARC files too
         from prometheus_client import CollectorRegistry
 
         from crawler.config import CrawlConfig
@@ -107,6 +112,7 @@ def main() -> None:
             metrics_port=0,
             allow_private_networks=True,
             allowed_domains=tuple(hosts),
+            warc=None if kind == "crawler" else str(warc_directory(db)),
         )
 
         def value(name: str) -> float:
@@ -150,6 +156,7 @@ def main() -> None:
                 + children.ru_stime,
                 # peak resident memory of the whole process, imports included
                 "peak_rss_mb": max(usage.ru_maxrss, children.ru_maxrss) / 1024,
+                "warc_mb": sum(f.stat().st_size for f in warc_directory(db).glob("*")) / 2**20,
                 "samples": samples,
             }
         )

@@ -16,6 +16,8 @@ hosts of those seeds (the real web of `bench/realweb/`):
 
     python bench/throughput.py --seeds-file /tmp/realweb/seeds.txt --kinds crawler minimal
 
+`--kinds crawler crawler-warc` measures the cost of writing WARC files (`--warc`).
+
 The JSON keeps every run with its samples; `bench/plot_throughput.py` draws them.
 """
 
@@ -35,7 +37,8 @@ sys.path.insert(0, str(HERE))
 from testbed_process import served_testbed  # noqa: E402
 
 PORT = 18_431
-KINDS = ("crawler", "scrapy", "minimal")
+KINDS = ("crawler", "crawler-warc", "scrapy", "minimal")  # crawler-warc: with --warc
+DEFAULT_KINDS = ["crawler", "scrapy", "minimal"]
 
 
 def measure(kind: str, seed: str, hosts: list[str], max_pages: int, concurrency: int) -> dict:
@@ -60,14 +63,22 @@ def summarize(runs: list[dict]) -> dict:
 
 def print_table(size: int | str, summary: dict[str, dict]) -> None:
     print(f"\n{f'testbed of {size:,} pages' if isinstance(size, int) else size}; medians")
-    print(f"{'':9} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
+    print(f"{'':12} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
     for kind, row in summary.items():
         print(
-            f"{kind:9} {row['runs']:4} {row['pages']:8.0f} {row['pages_per_second']:8.0f} "
+            f"{kind:12} {row['runs']:4} {row['pages']:8.0f} {row['pages_per_second']:8.0f} "
             f"{row['cpu_ms_per_page']:11.2f} {row['peak_rss_mb']:8.0f}"
         )
     if "crawler" in summary:
         mine = summary["crawler"]
+        if "crawler-warc" in summary:
+            warc = summary["crawler-warc"]
+            print(
+                "with --warc / without: "
+                f"{warc['pages_per_second'] / mine['pages_per_second']:.3f}x pages/s, "
+                f"{warc['cpu_ms_per_page'] / mine['cpu_ms_per_page']:.3f}x CPU per page, "
+                f"{warc['peak_rss_mb'] / mine['peak_rss_mb']:.3f}x peak memory"
+            )
         for other in ("scrapy", "minimal"):
             if other in summary:
                 theirs = summary[other]
@@ -86,7 +97,7 @@ def main() -> None:
     parser.add_argument("--max-pages", type=int, help="stop each run here (default: at the end)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=DEFAULT_KINDS)
     parser.add_argument("--out", type=Path, help="write every run here, as JSON")
     parser.add_argument("--seeds-file", type=Path, help="crawl the web these seeds are on")
     args = parser.parse_args()

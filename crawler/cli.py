@@ -71,6 +71,16 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
     },
     "source_min_links": {"type": int, "help": "links that make a page a source (default 20)"},
     "max_sources": {"type": int, "help": "sources tracked, at most (default 10000)"},
+    "warc": {
+        "metavar": "DIR",
+        "help": "write every answer to WARC files in this directory (none by default)",
+    },
+    "warc_max_size": {
+        "type": int,
+        "metavar": "BYTES",
+        "help": "size at which the next WARC file starts (default 1000000000)",
+    },
+    "warc_prefix": {"help": "WARC file names start with this (default crawl)"},
 }
 
 

@@ -31,6 +31,8 @@ EXPORT_FIELDS = (
     "fetched_at",
     "fetch_count",
     "error",
+    "warc_file",
+    "warc_offset",
 )
 EXPORT_FORMATS = ("jsonl", "csv")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -40,6 +41,9 @@ DEFAULT_FETCHERS = "fixed"  # the pool policy: fixed (concurrency), mm1k or mdp
 FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
 DEFAULT_PROGRESS_INTERVAL = 30.0  # seconds between progress log lines (as a daemon)
 REVISIT_POLICIES = ("whittle", "greedy", "round-robin", "off")
+DEFAULT_WARC_MAX_SIZE = 1_000_000_000  # bytes a WARC file grows to before the next starts
+DEFAULT_WARC_PREFIX = "crawl"  # WARC files are <prefix>-<timestamp>-<serial>.warc.gz
+_WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 ENV_PREFIX = "CRAWLER_"
 
 
@@ -88,6 +92,9 @@ class CrawlConfig:
     source_half_lives: tuple[str, ...] = ()  # "URL_PREFIX=SECONDS": other sources' decay
     source_min_links: int = 20  # links in scope that make a page a source
     max_sources: int = 10_000
+    warc: str | None = None  # a directory for WARC files of every answer; None: none kept
+    warc_max_size: int = DEFAULT_WARC_MAX_SIZE
+    warc_prefix: str = DEFAULT_WARC_PREFIX
 
     def __post_init__(self) -> None:
         positive = (
@@ -105,6 +112,7 @@ class CrawlConfig:
             "interest_half_life",
             "source_min_links",
             "max_sources",
+            "warc_max_size",
         )
         for name in positive:
             _require(getattr(self, name) > 0, name, "must be greater than 0")
@@ -121,6 +129,12 @@ class CrawlConfig:
             self.full_queue in FULL_QUEUE_POLICIES,
             "full_queue",
             f"must be one of {', '.join(FULL_QUEUE_POLICIES)} (got {self.full_queue!r})",
+        )
+        _require(self.warc is None or bool(self.warc.strip()), "warc", "must name a directory")
+        _require(
+            _WARC_PREFIX.fullmatch(self.warc_prefix) is not None,
+            "warc_prefix",
+            "must be letters, digits, '.', '_' or '-', starting with a letter or digit",
         )
         _require(self.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
         _require(

@@ -35,11 +35,12 @@ from crawler.metrics import CrawlerMetrics
 from crawler.outcomes import Outcome
 from crawler.politeness import Politeness
 from crawler.pool_control import PoolControl
-from crawler.processor import Processor
+from crawler.processor import Processor, page_captures
 from crawler.revisits import Revisits, RevisitSettings
 from crawler.robots import RobotsCache
 from crawler.timeline import Timeline
 from crawler.visit import Visit, Visitor
+from crawler.warc_files import WarcArchive, WarcError
 from crawler.writer import Committed, StateWrite, StorageWriter
 from policies import Candidate, PriorityFrontier, TopicScorer
 
@@ -92,6 +93,7 @@ class Engine:
         limits: EngineLimits,
         pool: PoolControl,
         revisits: Revisits | None = None,
+        archive: WarcArchive | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -111,7 +113,8 @@ class Engine:
         self.wall_clock = wall_clock
         self.summary = CrawlSummary()
         self.timeline = Timeline(metrics.registry, politeness, run=wall_clock())
-        self._writer = StorageWriter(db, on_committed=self._committed)
+        self.archive = archive
+        self._writer = StorageWriter(db, on_committed=self._committed, archive=archive)
         # bounded by the engine (K, the page in service included), not by the queue
         self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
         self._room = asyncio.Event()  # the processor took a page: a blocked one may enter
@@ -184,10 +187,13 @@ class Engine:
                 self._writer.put(self._state_write())
                 self._writer.close()
                 await writer
+                if self.archive is not None:  # all its records committed: closed
+                    await asyncio.to_thread(self.archive.close)
         except BaseExceptionGroup as failures:
-            # the database failing is the user's to fix (disk full, read-only): say so
-            # plainly; anything else is a bug in the engine and stops it loudly
-            storage_errors = failures.subgroup(storage.StorageError)
+            # the database or the WARC files failing is the user's to fix (disk full,
+            # read-only): say so plainly; anything else is a bug in the engine and
+            # stops it loudly
+            storage_errors = failures.subgroup((storage.StorageError, WarcError))
             if storage_errors is not None:
                 raise storage_errors.exceptions[0] from failures
             raise
@@ -316,8 +322,10 @@ class Engine:
                 visit = Visit(candidate, Outcome.INTERNAL_ERROR, candidate.url)
             if visit.response is not None:
                 self.metrics.response_bytes.inc(visit.response.size)
+            self._archive_robots(visit)
             if visit.outcome.retried and candidate.attempts < self.limits.max_retries:
                 self.metrics.observe_outcome(visit.outcome)
+                self._archive_unstored(visit)
                 self.fetched.end([candidate.url, *visit.hops])
                 self.frontier.put_back(
                     dataclasses.replace(candidate, attempts=candidate.attempts + 1)
@@ -329,6 +337,7 @@ class Engine:
             if queue >= self.limits.buffer:
                 if self.limits.drop_at_full_queue:
                     self.pool.loss()  # fetched in vain; fetched again later
+                    self._archive_unstored(visit)
                     self.fetched.end([candidate.url, *visit.hops])
                     self.frontier.put_back(candidate)
                     return
@@ -342,6 +351,23 @@ class Engine:
             self.visitor.place_freed()
             self._observe_queues()
             self._wake.set()
+
+    def _archive_robots(self, visit: Visit) -> None:
+        """The robots.txt answers a visit captured go to the WARC file in the same
+        transaction as their hosts' rules: a resumed crawl that has the record has the
+        rules, and does not ask for them (nor archive them) again."""
+        robots = [exchange for exchange in visit.exchanges if exchange.robots]
+        if robots:
+            now_wall, now = self.wall_clock(), self.clock()
+            hosts = [self._host_record(host, now_wall, now) for host in visit.robots_fetched]
+            self._writer.put(StateWrite(hosts=hosts, captures=robots))
+
+    def _archive_unstored(self, visit: Visit) -> None:
+        """A page's answers that no row records (429s retried, a page lost to a full
+        queue) are archived all the same: the server sent them."""
+        captures = page_captures(visit)
+        if captures:
+            self._writer.put(StateWrite(captures=captures))
 
     async def _wait_for_room(self) -> None:
         """Hold the fetcher and its page until the processor's queue has room (blocking
@@ -470,26 +496,24 @@ class Engine:
         now_wall, now = self.wall_clock(), self.clock()
         names = sorted(self._dirty_hosts)
         self._dirty_hosts.clear()
-        hosts = []
-        for name in names:
-            slot = self.politeness.slot(name)
-            entry = self.robots.get(name, now_wall)
-            hosts.append(
-                storage.HostRecord(
-                    host=name,
-                    robots_status=None if entry is None else entry.status,
-                    robots_body=None if entry is None else entry.body,
-                    robots_fetched_at=None if entry is None else entry.fetched_at,
-                    backoff=slot.backoff,
-                    failures=slot.failures,
-                    not_before=now_wall + max(0.0, slot.not_before - now),
-                )
-            )
         return StateWrite(
-            hosts=hosts,
+            hosts=[self._host_record(name, now_wall, now) for name in names],
             sources=self.revisits.take_dirty(),
             learned=self._learned_state(),
             timeline=[self._sample()],
+        )
+
+    def _host_record(self, name: str, now_wall: float, now: float) -> storage.HostRecord:
+        slot = self.politeness.slot(name)
+        entry = self.robots.get(name, now_wall)
+        return storage.HostRecord(
+            host=name,
+            robots_status=None if entry is None else entry.status,
+            robots_body=None if entry is None else entry.body,
+            robots_fetched_at=None if entry is None else entry.fetched_at,
+            backoff=slot.backoff,
+            failures=slot.failures,
+            not_before=now_wall + max(0.0, slot.not_before - now),
         )
 
     def _sample(self) -> storage.TimelineSample:

@@ -14,6 +14,7 @@ from email.utils import parsedate_to_datetime
 import aiohttp
 from yarl import URL
 
+from crawler.exchange import Exchange, is_decoded
 from crawler.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
 from crawler.outcomes import Outcome
 from crawler.robots import MAX_ROBOTS_BYTES
@@ -47,6 +48,7 @@ class Response:
     size: int  # bytes read
     etag: str | None = None
     last_modified: str | None = None
+    exchange: Exchange | None = None  # the whole exchange, when captures are kept
 
     @property
     def is_html(self) -> bool:
@@ -95,8 +97,11 @@ class Fetcher:
         max_body_bytes: int,
         guard: NetworkGuard,
         trace_configs: Sequence[aiohttp.TraceConfig] = (),
+        capture: bool = False,
     ) -> None:
         self.user_agent = user_agent
+        # keep every answer whole (status line, raw headers, any body up to the limit)
+        self.capture = capture
         self.max_body_bytes = max_body_bytes
         self.guard = guard
         self._timeout = aiohttp.ClientTimeout(total=total_timeout, sock_connect=connect_timeout)
@@ -115,6 +120,9 @@ class Fetcher:
             timeout=self._timeout,
             headers={"User-Agent": self.user_agent, "Accept": ACCEPT},
             trace_configs=self._trace_configs or None,
+            # bodies are decoded here, and a capture keeps the decoded body: aiohttp
+            # de-chunks every body anyway, so the bytes on the wire are never at hand;
+            # the WARC record says what it holds instead (crawler.warc_records)
             auto_decompress=True,
         )
 
@@ -130,7 +138,7 @@ class Fetcher:
     async def get_robots(self, url: URL) -> Response:
         """One request for a robots.txt, no redirects followed: the visitor follows them,
         each hop in its host's turn. Raises FetchError on no usable answer."""
-        return await self._request(url, limit=MAX_ROBOTS_BYTES, html_only=False)
+        return await self._request(url, limit=MAX_ROBOTS_BYTES, html_only=False, robots=True)
 
     async def _request(
         self,
@@ -139,29 +147,42 @@ class Fetcher:
         limit: int,
         html_only: bool,
         headers: Mapping[str, str] | None = None,
+        robots: bool = False,
     ) -> Response:
         if self._session is None:
             raise RuntimeError("Fetcher.open() was not called")
+        requested_at = time.time()
         try:
             async with self._session.get(url, allow_redirects=False, headers=headers) as response:
                 header = response.headers.get("Content-Type")
                 media_type = header.split(";", 1)[0].strip().lower() if header else None
-                body: bytes | None = None
-                truncated = False
+                peer = _peer(response) if self.capture else None
+                truncated = broke_off = False
                 size = 0
+                chunks: list[bytes] = []
                 wanted = 200 <= response.status < 300 and (
                     not html_only or media_type is None or media_type in HTML_TYPES
                 )
-                if wanted:
-                    chunks = []
-                    async for chunk in response.content.iter_chunked(READ_CHUNK):
-                        size += len(chunk)
-                        if size > limit:
-                            truncated = True
-                            response.close()  # stop the transfer
-                            break
-                        chunks.append(chunk)
-                    body = b"".join(chunks)
+                if wanted or self.capture:
+                    try:
+                        async for chunk in response.content.iter_chunked(READ_CHUNK):
+                            size += len(chunk)
+                            if size > limit:
+                                truncated = True
+                                response.close()  # stop the transfer
+                                break
+                            chunks.append(chunk)
+                    except (aiohttp.ClientError, TimeoutError, OSError, ValueError):
+                        if wanted:
+                            raise
+                        broke_off = True  # a body read only to be kept: keep what came
+                data = b"".join(chunks)
+                body = data if wanted else None
+                exchange = None
+                if self.capture:
+                    exchange = _exchange(
+                        response, url, data, requested_at, peer, robots, truncated or broke_off
+                    )
                 return Response(
                     url=url,
                     status=response.status,
@@ -173,8 +194,9 @@ class Fetcher:
                     etag=response.headers.get("ETag"),
                     last_modified=response.headers.get("Last-Modified"),
                     body=body,
-                    truncated=truncated,
+                    truncated=truncated and wanted,
                     size=size,
+                    exchange=exchange,
                 )
         except PrivateNetworkError as error:
             raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error
@@ -189,6 +211,45 @@ class Fetcher:
             raise FetchError(
                 Outcome.CONNECTION_ERROR, f"{type(error).__name__}: {error}"
             ) from error
+
+
+def _peer(response: aiohttp.ClientResponse) -> str | None:
+    connection = response.connection  # None once a body-less answer released it
+    if connection is None or connection.transport is None:
+        return None
+    address = connection.transport.get_extra_info("peername")
+    return str(address[0]) if address else None
+
+
+def _exchange(
+    response: aiohttp.ClientResponse,
+    url: URL,
+    body: bytes,
+    requested_at: float,
+    peer: str | None,
+    robots: bool,
+    truncated: bool,
+) -> Exchange:
+    request = response.request_info
+    version = response.version or aiohttp.HttpVersion11
+    return Exchange(
+        url=str(url),
+        robots=robots,
+        requested_at=requested_at,
+        request_target=request.url.raw_path_qs,
+        request_headers=tuple(request.headers.items()),
+        http_version=f"{version.major}.{version.minor}",
+        status=response.status,
+        reason=response.reason or "",
+        headers=tuple(
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in response.raw_headers
+        ),
+        body=body,
+        truncated=truncated,
+        decoded=is_decoded(response.headers.get("Content-Encoding")),
+        peer=peer,
+    )
 
 
 def _caused_by(error: BaseException, kind: type[BaseException]) -> bool:

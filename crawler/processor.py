@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from yarl import URL
 
 import storage
+from crawler.exchange import Exchange
 from crawler.outcomes import Outcome
 from crawler.parse import ContentError, PageAnalysis, analyze
 from crawler.urls import Scope, host_key
@@ -46,7 +47,13 @@ class Processor:
         fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
             signature = PageSignature(fetched_at=fetched_at)
-            write = PageWrite(visit.candidate, None, signature=signature, reached=_reached(visit))
+            write = PageWrite(
+                visit.candidate,
+                None,
+                signature=signature,
+                reached=_reached(visit),
+                captures=page_captures(visit),
+            )
             return Processed(write, outcome, None)
         analysis: PageAnalysis | None = None
         response = visit.response
@@ -97,7 +104,9 @@ class Processor:
                 hashlib.blake2b(response.body, digest_size=8).hexdigest(),
                 fetched_at,
             )
-        write = PageWrite(visit.candidate, record, links, signature, _reached(visit))
+        write = PageWrite(
+            visit.candidate, record, links, signature, _reached(visit), page_captures(visit)
+        )
         return Processed(write, outcome, relevance)
 
     def _new_links(
@@ -114,6 +123,11 @@ class Processor:
             if self.scope.allows(url, depth):
                 links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
         return links
+
+
+def page_captures(visit: Visit) -> tuple[Exchange, ...]:
+    """The page's answers, redirects included; robots.txt's are written apart."""
+    return tuple(exchange for exchange in visit.exchanges if not exchange.robots)
 
 
 def _reached(visit: Visit) -> list[storage.NewUrl]:

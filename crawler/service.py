@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import importlib.metadata
 import logging
 import signal
 import socket
 import time
+import uuid
 from collections.abc import Awaitable, Iterable
+from dataclasses import asdict
+from pathlib import Path
 from typing import TextIO
 
 import aiohttp
@@ -33,6 +37,8 @@ from crawler.revisits import Revisits, RevisitSettings
 from crawler.robots import RobotsCache
 from crawler.urls import BadUrlError, Scope, canonicalize, host_key
 from crawler.visit import Visitor
+from crawler.warc_files import WarcArchive
+from crawler.warc_records import WARC_VERSION
 from policies import TopicScorer, make_frontier_policy
 from policies.fetcher_pool import make_pool_policy
 
@@ -89,9 +95,12 @@ async def run_crawl(
     scorer = TopicScorer().fit([config.topic])
 
     db = storage.open_engine(config.db)
+    archive: WarcArchive | None = None
     try:
         await storage.create_schema(db)
-        await _record_start(db, config, seeds)
+        crawl_id = await _record_start(db, config, seeds)
+        if config.warc is not None:
+            archive = await _open_archive(db, config, crawl_id)
         registry = registry if registry is not None else CollectorRegistry()
         metrics = CrawlerMetrics(registry, version=__version__)
         fetcher = Fetcher(
@@ -101,6 +110,7 @@ async def run_crawl(
             max_body_bytes=config.max_body_bytes,
             guard=guard,
             trace_configs=[_counting_requests(metrics)],
+            capture=archive is not None,
         )
         politeness = Politeness(
             delay=config.delay,
@@ -148,6 +158,7 @@ async def run_crawl(
             scorer=scorer,
             metrics=metrics,
             revisits=revisits,
+            archive=archive,
             pool=PoolControl(
                 make_pool_policy(
                     config.fetchers,
@@ -196,6 +207,8 @@ async def run_crawl(
         log.info("crawl stopped (%s)", summary.stop_reason)
         return summary
     finally:
+        if archive is not None:
+            archive.release()  # still open only if the crawl failed
         await _close_quietly("database", db.dispose())
 
 
@@ -217,19 +230,74 @@ def _revisit_cost(politeness: Politeness, host: str) -> float:
     return max(1.0, politeness.interval(host) / politeness.delay)
 
 
-async def _record_start(db: AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> None:
+async def _record_start(db: AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> str:
+    """Record the crawl's settings and seeds; the crawl's id, made on its first run."""
     async with db.begin() as connection:
         meta = await storage.get_meta(connection)
         if meta.get("topic") not in (None, config.topic):
             log.warning("the topic differs from the one this database was crawled for")
+        crawl_id = meta.get("crawl_id") or uuid.uuid4().hex
         await storage.set_meta(
             connection,
-            {"topic": config.topic, "relevance_threshold": str(config.relevance_threshold)},
+            {
+                "topic": config.topic,
+                "relevance_threshold": str(config.relevance_threshold),
+                "crawl_id": crawl_id,
+            },
         )
         await storage.add_urls(
             connection,
             [storage.NewUrl(str(seed), host_key(seed), 0, SEED_SCORE) for seed in seeds],
         )
+    return crawl_id
+
+
+async def _open_archive(db: AsyncEngine, config: CrawlConfig, crawl_id: str) -> WarcArchive:
+    """The crawl's WARC files, after closing what a killed run of it left open."""
+    assert config.warc is not None
+    directory = Path(config.warc)
+    try:
+        await asyncio.to_thread(directory.mkdir, parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"setting 'warc': cannot make {config.warc!r}: {error.strerror}"
+        ) from None
+    archive = WarcArchive(
+        directory,
+        prefix=config.warc_prefix,
+        max_size=config.warc_max_size,
+        info=_warcinfo(config),
+        crawl_id=crawl_id,
+    )
+    async with db.connect() as connection:
+        committed = await storage.load_warc_files(connection)
+    for name in await asyncio.to_thread(archive.recover, committed):
+        log.info("closed WARC file %s, left open by a killed run", name)
+    return archive
+
+
+def _warcinfo(config: CrawlConfig) -> dict[str, str]:
+    """The warcinfo record's fields: the crawler, and the crawl's settings."""
+    warcio = importlib.metadata.version("warcio")
+    fields = {
+        "software": f"topical-crawler/{__version__} (warcio/{warcio})",
+        "format": f"WARC File Format {WARC_VERSION.removeprefix('WARC/')}",
+        "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
+        "warc-format/warc-1.1/",
+        "isPartOf": config.warc_prefix,
+        "robots": "obey",
+        "http-header-user-agent": config.user_agent,
+    }
+    for name, value in asdict(config).items():
+        if name == "db":  # may hold a password
+            continue
+        if name == "topic":
+            value = " ".join(config.topic.split())  # one line, however long
+        elif isinstance(value, tuple):
+            value = " ".join(value)
+        if value is not None and value != "":
+            fields[f"crawler-{name.replace('_', '-')}"] = str(value)
+    return fields
 
 
 async def _close_quietly(what: str, closing: Awaitable[object]) -> None:

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 
 from yarl import URL
 
+from crawler.exchange import Exchange
 from crawler.fetched_urls import FetchedUrls
 from crawler.fetcher import Fetcher, FetchError, Response
 from crawler.outcomes import Outcome
@@ -44,6 +45,8 @@ class Visit:
     seconds: float = 0.0  # time spent on the page's own request
     waited: float = 0.0  # time spent part-way waiting for a host's turn, not fetching
     hops: tuple[str, ...] = ()  # the redirect targets taken on, in order
+    exchanges: tuple[Exchange, ...] = ()  # every answer, robots.txt too, when captured
+    robots_fetched: tuple[str, ...] = ()  # hosts whose robots.txt this visit fetched
 
     @property
     def status(self) -> int | None:
@@ -88,14 +91,29 @@ class Visitor:
         targets it takes on stay under way in `fetched` until the caller ends them."""
         waits: list[float] = []
         hops: list[str] = []
+        exchanges: list[Exchange] = []
+        robots_fetched: list[str] = []
         try:
-            visit = await self._hops(candidate, waits, hops)
+            visit = await self._hops(candidate, waits, hops, exchanges, robots_fetched)
         except BaseException:
             self.fetched.end(hops)
             raise
-        return dataclasses.replace(visit, waited=sum(waits), hops=tuple(hops))
+        return dataclasses.replace(
+            visit,
+            waited=sum(waits),
+            hops=tuple(hops),
+            exchanges=tuple(exchanges),
+            robots_fetched=tuple(robots_fetched),
+        )
 
-    async def _hops(self, candidate: Candidate, waits: list[float], hops: list[str]) -> Visit:
+    async def _hops(
+        self,
+        candidate: Candidate,
+        waits: list[float],
+        hops: list[str],
+        exchanges: list[Exchange],
+        robots_fetched: list[str],
+    ) -> Visit:
         url = URL(candidate.url, encoded=True)
         host = candidate.host
         held = True
@@ -106,9 +124,10 @@ class Visitor:
                 if entry is None:
                     held = False  # _fetch_robots gives the slot back, whatever happens
                     try:
-                        entry = await self._fetch_robots(url, host, waits)
+                        entry = await self._fetch_robots(url, host, waits, exchanges)
                     except FetchError as error:  # a refused address: no request was made
                         return Visit(candidate, error.outcome, str(url))
+                    robots_fetched.append(host)
                     waits.append(await self.acquire(host))
                     held = True
                 verdict = self.robots.verdict(entry, str(url))
@@ -137,6 +156,8 @@ class Visitor:
                         seconds=self.clock() - started,
                         fetched_at=_utc(self.wall_clock()),
                     )
+                if response.exchange is not None:
+                    exchanges.append(response.exchange)
                 throttled = response.status in THROTTLE_STATUSES
                 self._finish(
                     host,
@@ -243,7 +264,9 @@ class Visitor:
             return Outcome.NOT_HTML
         return Outcome.OK
 
-    async def _fetch_robots(self, url: URL, host: str, waits: list[float]) -> RobotsEntry:
+    async def _fetch_robots(
+        self, url: URL, host: str, waits: list[float], exchanges: list[Exchange]
+    ) -> RobotsEntry:
         """Fetch and cache `host`'s robots.txt, holding its slot; gives the slot back.
 
         Redirects are followed here, up to five (RFC 9309), each hop in its own host's
@@ -269,6 +292,8 @@ class Visitor:
                     if hop == 0:
                         raise
                     break
+                if response.exchange is not None:
+                    exchanges.append(response.exchange)
                 throttled = response.status in THROTTLE_STATUSES
                 feedback = Feedback.THROTTLED if throttled else Feedback.SUCCESS
                 redirect = response.status in REDIRECT_STATUSES and response.location

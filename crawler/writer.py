@@ -4,6 +4,10 @@ A fetch result and the new URLs its page links to are written in one transaction
 a killed crawl never half-records a page. Only after the commit are the new URLs
 handed back (`on_committed`), so the frontier never holds a URL the database lacks.
 
+With WARC files kept, a batch's captures are written (in a thread) and made durable
+before its transaction, which records where each page's record is and how far the file
+is committed: a row never points at a record that is not on disk (crawler.warc_files).
+
 Group commit: each transaction takes everything queued when it starts, so batches grow
 by themselves while the database is busy, and an idle writer adds no delay (the
 frontier waits for these commits, so their latency decides how fresh its choices are).
@@ -12,6 +16,7 @@ frontier waits for these commits, so their latency decides how fresh its choices
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +25,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+from crawler.exchange import Exchange
+from crawler.warc_files import CaptureGroup, WarcArchive, Written
 from policies import Candidate
 
 log = logging.getLogger(__name__)
@@ -45,6 +52,7 @@ class PageWrite:
     links: Sequence[storage.NewUrl] = ()
     signature: PageSignature = PageSignature()
     reached: Sequence[storage.NewUrl] = ()  # the redirect targets the visit took on
+    captures: Sequence[Exchange] = ()  # the page's answers, redirects included, to archive
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +70,7 @@ class StateWrite:
     sources: Sequence[storage.SourceRecord] = ()
     learned: dict[str, bytes] = field(default_factory=dict)
     timeline: Sequence[storage.TimelineSample] = ()
+    captures: Sequence[Exchange] = ()  # answers no page row points at (robots.txt, retries)
 
 
 WriteItem = PageWrite | StateWrite
@@ -74,9 +83,11 @@ class StorageWriter:
         *,
         on_committed: Callable[[list[Committed]], None],
         batch_size: int = DEFAULT_BATCH_SIZE,
+        archive: WarcArchive | None = None,
     ) -> None:
         self.engine = engine
         self.on_committed = on_committed
+        self.archive = archive
         self.batch_size = batch_size
         self._queue: asyncio.Queue[WriteItem | None] = asyncio.Queue()
         self._pending = 0  # items put and not yet committed
@@ -118,11 +129,15 @@ class StorageWriter:
     async def _write(self, batch: list[WriteItem]) -> None:
         pages = [item for item in batch if isinstance(item, PageWrite)]
         states = [item for item in batch if isinstance(item, StateWrite)]
+        written = await self._archive(batch)
+        records = [
+            _located(page.record, written.locations[index])
+            for index, page in enumerate(pages)
+            if page.record is not None
+        ]
         try:
             async with self.engine.begin() as connection:
-                await storage.record_fetches(
-                    connection, [p.record for p in pages if p.record is not None]
-                )
+                await storage.record_fetches(connection, records)
                 # before the links: a target linked in the same batch is not queued
                 dropped = await storage.mark_reached(
                     connection, [hop for page in pages for hop in page.reached]
@@ -136,6 +151,7 @@ class StorageWriter:
                     await storage.add_timeline(connection, state.timeline)
                     for name, blob in state.learned.items():
                         await storage.save_learned_state(connection, name, blob)
+                await storage.save_warc_files(connection, written.committed)
         except SQLAlchemyError as error:
             # a full disk or read-only database: stop the crawl loudly, nothing is
             # half-written, and the uncommitted URLs are still queued in the database
@@ -144,6 +160,40 @@ class StorageWriter:
         self.on_committed(_attribute(pages, new_urls, dropped))
         if self._pending == 0:
             self._drained.set()
+
+    async def _archive(self, batch: list[WriteItem]) -> Written:
+        """Write the batch's captures to the WARC file, in the order they were put;
+        where each page's record went, in the order of the batch's pages."""
+        pages = [item for item in batch if isinstance(item, PageWrite)]
+        if self.archive is None or not any(item.captures for item in batch):
+            return Written([None] * len(pages))
+        revisited = [p.candidate.url_id for p in pages if any(e.status == 304 for e in p.captures)]
+        earlier: dict[int, tuple[str, int]] = {}
+        if revisited:  # a 304 refers to the capture the row points at
+            try:
+                async with self.engine.connect() as connection:
+                    earlier = await storage.warc_locations(connection, revisited)
+            except SQLAlchemyError as error:
+                raise storage.StorageError(f"cannot read the database: {error}") from error
+        groups: list[CaptureGroup] = []
+        owners: list[int | None] = []  # each page's group
+        for item in batch:
+            if isinstance(item, StateWrite):
+                if item.captures:
+                    groups.append(CaptureGroup(item.captures))
+                continue
+            owners.append(len(groups) if item.captures else None)
+            if item.captures:
+                groups.append(CaptureGroup(item.captures, earlier.get(item.candidate.url_id)))
+        written = await asyncio.to_thread(self.archive.write, groups)
+        locations = [None if at is None else written.locations[at] for at in owners]
+        return Written(locations, written.committed)
+
+
+def _located(record: storage.FetchRecord, location: tuple[str, int] | None) -> storage.FetchRecord:
+    if location is None:
+        return record
+    return dataclasses.replace(record, warc_file=location[0], warc_offset=location[1])
 
 
 def _attribute(

@@ -26,6 +26,7 @@ from storage.repository import (
     load_learned_state,
     load_sources,
     load_timeline,
+    load_warc_files,
     mark_reached,
     page_text,
     queued_with_parents,
@@ -33,8 +34,10 @@ from storage.repository import (
     save_hosts,
     save_learned_state,
     save_sources,
+    save_warc_files,
     set_meta,
     utc_now,
+    warc_locations,
 )
 
 __all__ = [
@@ -62,6 +65,7 @@ __all__ = [
     "load_learned_state",
     "load_sources",
     "load_timeline",
+    "load_warc_files",
     "mark_reached",
     "open_engine",
     "page_text",
@@ -70,6 +74,8 @@ __all__ = [
     "save_hosts",
     "save_learned_state",
     "save_sources",
+    "save_warc_files",
     "set_meta",
     "utc_now",
+    "warc_locations",
 ]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import event, exc
+from sqlalchemy import Connection, event, exc, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.schema import CreateColumn
 
 from storage.models import Base
 
@@ -44,9 +45,24 @@ async def create_schema(engine: AsyncEngine) -> None:
     try:
         async with engine.begin() as connection:
             await connection.run_sync(Base.metadata.create_all)
+            await connection.run_sync(_add_missing_columns)
             # indexes added since a database's tables were made
             for table in Base.metadata.sorted_tables:
                 for index in table.indexes:
                     await connection.run_sync(index.create, checkfirst=True)
     except exc.SQLAlchemyError as error:
         raise StorageError(f"cannot prepare the database {engine.url!r}: {error}") from error
+
+
+def _add_missing_columns(connection: Connection) -> None:
+    """Columns added since a database's tables were made; each is nullable, so the rows
+    already there need no value."""
+    inspector = inspect(connection)
+    for table in Base.metadata.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in present:
+                if not column.nullable:
+                    raise StorageError(f"cannot add the required column {table.name}.{column.name}")
+                definition = CreateColumn(column).compile(dialect=connection.dialect)
+                connection.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {definition}")

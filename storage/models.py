@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
+    BigInteger,
     DateTime,
     Float,
     ForeignKey,
@@ -45,6 +46,9 @@ class UrlRow(Base):
     fetched_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     fetch_count: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(String(40))
+    # where the last capture of this URL is: a WARC file's name and the record's offset
+    warc_file: Mapped[str | None] = mapped_column(String(200))
+    warc_offset: Mapped[int | None] = mapped_column(BigInteger)
 
     __table_args__ = (
         Index("ix_urls_state_id", "state", "id"),
@@ -127,3 +131,13 @@ class SourceRow(Base):
     etag: Mapped[str | None] = mapped_column(Text)
     last_modified: Mapped[str | None] = mapped_column(Text)
     fingerprint: Mapped[str | None] = mapped_column(String(64))
+
+
+class WarcFileRow(Base):
+    """A WARC file written by the crawl, and how many of its bytes hold records whose
+    rows committed: a killed crawl's open file is cut back to this length."""
+
+    __tablename__ = "warc_files"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    committed_bytes: Mapped[int] = mapped_column(BigInteger)

@@ -41,6 +41,8 @@ class FetchRecord:
     fetched_at: datetime
     error: str | None
     text: str | None = None
+    warc_file: str | None = None  # the capture's WARC file, if one was written
+    warc_offset: int | None = None  # its record's offset in that file
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,8 @@ class ExportRecord:
     fetched_at: datetime | None
     fetch_count: int
     error: str | None
+    warc_file: str | None = None
+    warc_offset: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

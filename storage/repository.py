@@ -25,6 +25,7 @@ from storage.models import (
     SourceRow,
     TimelineRow,
     UrlRow,
+    WarcFileRow,
 )
 from storage.records import (
     CrawlStatus,
@@ -124,6 +125,9 @@ _RECORD_FETCH = (
         fetched_at=bindparam("b_fetched_at"),
         error=bindparam("b_error"),
         fetch_count=UrlRow.fetch_count + 1,
+        # a visit that captured nothing (a timeout) keeps the last capture's place
+        warc_file=func.coalesce(bindparam("b_warc_file"), UrlRow.warc_file),
+        warc_offset=func.coalesce(bindparam("b_warc_offset"), UrlRow.warc_offset),
     )
 )
 
@@ -144,6 +148,8 @@ async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRec
                 "b_title": record.title,
                 "b_fetched_at": record.fetched_at,
                 "b_error": record.error,
+                "b_warc_file": record.warc_file,
+                "b_warc_offset": record.warc_offset,
             }
             for record in records
         ],
@@ -159,6 +165,43 @@ async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRec
             index_elements=["url_id"], set_={"text": statement.excluded.text}
         )
         await connection.execute(statement, texts)
+
+
+async def warc_locations(
+    connection: AsyncConnection, url_ids: Sequence[int]
+) -> dict[int, tuple[str, int]]:
+    """Where the last captures of these URLs are: (WARC file, offset), for those with one."""
+    if not url_ids:
+        return {}
+    result = await connection.execute(
+        select(UrlRow.id, UrlRow.warc_file, UrlRow.warc_offset).where(
+            UrlRow.id.in_(url_ids), UrlRow.warc_file.is_not(None)
+        )
+    )
+    return {
+        url_id: (name, offset)
+        for url_id, name, offset in result.all()
+        if name is not None and offset is not None
+    }
+
+
+async def save_warc_files(connection: AsyncConnection, committed: Mapping[str, int]) -> None:
+    """Record how many bytes of each WARC file hold records committed with their rows."""
+    if not committed:
+        return
+    statement = _insert(connection, WarcFileRow)
+    statement = statement.on_conflict_do_update(
+        index_elements=["name"], set_={"committed_bytes": statement.excluded.committed_bytes}
+    )
+    await connection.execute(
+        statement, [{"name": name, "committed_bytes": size} for name, size in committed.items()]
+    )
+
+
+async def load_warc_files(connection: AsyncConnection) -> dict[str, int]:
+    """Committed bytes by WARC file name."""
+    result = await connection.execute(select(WarcFileRow.name, WarcFileRow.committed_bytes))
+    return {name: size for name, size in result.all()}
 
 
 async def page_text(connection: AsyncConnection, url: str) -> str | None:
@@ -373,6 +416,8 @@ async def iter_export(
             UrlRow.fetched_at,
             UrlRow.fetch_count,
             UrlRow.error,
+            UrlRow.warc_file,
+            UrlRow.warc_offset,
         )
         .where(UrlRow.state == URL_DONE)
         .order_by(UrlRow.id)

@@ -40,6 +40,9 @@ def test_environment_lists_and_booleans() -> None:
         ({"delay": float("inf")}, "'delay' must be finite"),
         ({"user_agent": " "}, "'user_agent' must start with a product token"),
         ({"user_agent": "2.0 (+https://example.org)"}, "'user_agent' must start with a product"),
+        ({"warc_max_size": 0}, "'warc_max_size' must be greater than 0"),
+        ({"warc_prefix": "../up"}, "'warc_prefix' must be letters, digits"),
+        ({"warc": " "}, "'warc' must name a directory"),
     ],
 )
 def test_a_bad_value_names_the_setting(values: dict[str, object], message: str) -> None:
