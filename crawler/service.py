@@ -21,6 +21,7 @@ from crawler import __version__
 from crawler.config import ConfigError, CrawlConfig
 from crawler.engine import CrawlSummary, Engine, EngineLimits
 from crawler.fetcher import Fetcher
+from crawler.host_memory import HostMemory
 from crawler.metrics import CrawlerMetrics
 from crawler.metrics_server import MetricsServer
 from crawler.netguard import NetworkGuard
@@ -107,10 +108,18 @@ async def run_crawl(
         robots = RobotsCache(
             user_agent=config.user_agent, ttl=config.robots_ttl, retry=config.robots_retry
         )
+        hosts = HostMemory(
+            db=db,
+            politeness=politeness,
+            robots=robots,
+            capacity=config.host_memory,
+            on_read_back=metrics.hosts_read_back.inc,
+        )
         visitor = Visitor(
             fetcher=fetcher,
             politeness=politeness,
             robots=robots,
+            hosts=hosts,
             scope=scope,
             max_redirects=config.max_redirects,
             max_retries=config.max_retries,
@@ -133,7 +142,7 @@ async def run_crawl(
             db=db,
             frontier=frontier,
             politeness=politeness,
-            robots=robots,
+            hosts=hosts,
             visitor=visitor,
             processor=Processor(
                 scorer=scorer,

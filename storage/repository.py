@@ -227,6 +227,10 @@ async def load_hosts(
     return [HostRecord(*row) for row in result.all()]
 
 
+async def count_hosts(connection: AsyncConnection) -> int:
+    return int(await connection.scalar(select(func.count()).select_from(HostRow)) or 0)
+
+
 async def load_host(connection: AsyncConnection, host: str) -> HostRecord | None:
     result = await connection.execute(select(*_HOST_COLUMNS).where(HostRow.host == host))
     row = result.first()
