@@ -18,9 +18,9 @@ dispatcher's `politeness.ready` stays synchronous and exact, with no database re
 visit reads its host back (robots.txt, Crawl-delay, backoff, failures) when it reaches
 the host, holding the host's slot, before robots.txt is consulted (`ensure`): robots.txt
 is fetched again only if the database has none still fresh. At start only the hosts
-still closed (not_before in the future) are read; every other on its first visit. While
-the database holds no host that memory lacks (none held at start beyond those, none
-dropped yet), nothing is read back: a crawl within the bound reads no more than before.
+still closed (not_before in the future) are read, and the names of all into a Bloom
+filter of fixed size (`crawler.bloom`), which every save adds to: a visit to a host the
+database cannot hold, as a new host's first, reads nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
+from crawler.bloom import BloomFilter
 from crawler.politeness import Politeness
 from crawler.robots import RobotsCache
 
@@ -59,8 +60,7 @@ class HostMemory:
         self._recent: OrderedDict[str, None] = OrderedDict()  # in memory, oldest use first
         self._dirty: set[str] = set()  # changed since the last checkpoint took them
         self._saved_in: dict[str, int] = {}  # the writer's ticket of a host's last save
-        # whether the database holds no host that memory lacks: then none is read back
-        self._complete = False
+        self._saved = BloomFilter()  # the hosts the database may hold
 
     def __len__(self) -> int:
         return len(self._recent)
@@ -69,17 +69,19 @@ class HostMemory:
         return host in self._recent
 
     async def restore(self, connection: AsyncConnection) -> None:
-        """Read back the hosts still closed: a host not in memory must be ready."""
-        closed = await storage.load_hosts(connection, closed_after=self.wall_clock())
-        for record in closed:
+        """Read back the hosts still closed (a host not in memory must be ready), and
+        note which hosts the database holds."""
+        for record in await storage.load_hosts(connection, closed_after=self.wall_clock()):
             self._recent[record.host] = None
             self._apply(record)
-        self._complete = await storage.count_hosts(connection) == len(closed)
+        async for names in storage.iter_host_names(connection):
+            for name in names:
+                self._saved.add(name)
 
     async def ensure(self, host: str) -> None:
         """Bring `host`'s state back from the database unless memory holds it; called
         holding the host's slot, so that it cannot be dropped meanwhile."""
-        if host in self._recent or self._complete:
+        if host in self._recent or host not in self._saved:
             self._recent[host] = None
             self._recent.move_to_end(host)
             return
@@ -128,6 +130,7 @@ class HostMemory:
         """`hosts` are written with the writer's item `ticket`."""
         for record in hosts:
             self._saved_in[record.host] = ticket
+            self._saved.add(record.host)
 
     def evict(self, *, saved_through: int, waiting: Collection[str] = ()) -> int:
         """Drop idle hosts, least recently used first, down to `capacity` if there are
@@ -149,7 +152,6 @@ class HostMemory:
             ):
                 continue
             del self._recent[host]
-            self._complete = False
             self._saved_in.pop(host, None)
             self.politeness.forget(host)
             self.robots.forget(host)

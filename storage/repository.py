@@ -227,8 +227,20 @@ async def load_hosts(
     return [HostRecord(*row) for row in result.all()]
 
 
-async def count_hosts(connection: AsyncConnection) -> int:
-    return int(await connection.scalar(select(func.count()).select_from(HostRow)) or 0)
+async def iter_host_names(
+    connection: AsyncConnection, *, batch_size: int = 10_000
+) -> AsyncIterator[list[str]]:
+    """The names of the hosts with a record, in batches."""
+    last = ""
+    while True:
+        result = await connection.execute(
+            select(HostRow.host).where(HostRow.host > last).order_by(HostRow.host).limit(batch_size)
+        )
+        batch = list(result.scalars())
+        if not batch:
+            return
+        yield batch
+        last = batch[-1]
 
 
 async def load_host(connection: AsyncConnection, host: str) -> HostRecord | None:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 from prometheus_client import CollectorRegistry
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
 from crawler import engine
@@ -92,8 +92,16 @@ async def hosts(db: AsyncEngine) -> AsyncIterator[Hosts]:
 
 
 async def test_memory_holds_its_bound_of_hosts_and_reads_dropped_ones_back(
-    hosts: Hosts,
+    hosts: Hosts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    reads: list[str] = []
+    load_host = storage.load_host
+
+    async def counted_load(connection: AsyncConnection, host: str) -> storage.HostRecord | None:
+        reads.append(host)
+        return await load_host(connection, host)
+
+    monkeypatch.setattr(storage, "load_host", counted_load)
     await hosts.visit("h0", SLOW_ROBOTS, Feedback.THROTTLED)
     hosts.clock.now += 100.0
     await hosts.visit("h0", feedback=Feedback.THROTTLED)  # backoff 4
@@ -107,13 +115,14 @@ async def test_memory_holds_its_bound_of_hosts_and_reads_dropped_ones_back(
     assert len(hosts.polite) <= 10
     assert len(hosts.robots) <= 10
     assert "h0" not in hosts.memory
-    assert hosts.read_back == 0
+    assert reads == []  # new hosts: the database cannot hold them
 
     # dropped, h0 is ready; its visit reads back its robots.txt, Crawl-delay and backoff
     now, wall = hosts.clock.now, hosts.clock.wall()
     assert hosts.polite.ready("h0", now)
     hosts.polite.start("h0", now)
     await hosts.memory.ensure("h0")
+    assert reads == ["h0"]
     assert hosts.read_back == 1
     entry = hosts.robots.get("h0", wall)
     assert entry is not None
