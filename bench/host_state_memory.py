@@ -96,7 +96,7 @@ async def run(hosts: int, capacity: int, samples: list[int], seed: int, trace: b
         writing = asyncio.create_task(writer.run())
         if trace:
             tracemalloc.start()
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         rows = []
 
         def sample(new: int) -> None:
@@ -109,6 +109,7 @@ async def run(hosts: int, capacity: int, samples: list[int], seed: int, trace: b
                     "heap_mb": tracemalloc.get_traced_memory()[0] / 2**20,
                     "read_back": read_back,
                     "seconds": time.perf_counter() - started,
+                    "cpu_seconds": time.process_time() - cpu_started,  # all threads'
                 }
             )
 
@@ -174,17 +175,27 @@ def one_run(args: argparse.Namespace, capacity: int, seed: int) -> dict:
 
 
 def report(results: dict[str, list[dict]]) -> None:
-    print("kind        hosts  in memory  resident MB  heap MB  read back  seconds")
+    print("kind        hosts  in memory  resident MB  heap MB  read back  seconds  CPU s")
+    traced = any(row["heap_mb"] for runs in results.values() for row in runs[0]["rows"])
     for kind, runs in results.items():
         for i, row in enumerate(runs[0]["rows"]):
             median = {
                 key: statistics.median(run["rows"][i][key] for run in runs)
-                for key in ("in_memory", "resident_mb", "heap_mb", "read_back", "seconds")
+                for key in (
+                    "in_memory",
+                    "resident_mb",
+                    "heap_mb",
+                    "read_back",
+                    "seconds",
+                    "cpu_seconds",
+                )
             }
+            heap = f"{median['heap_mb']:.1f}" if traced else "-"
             print(
                 f"{kind:9} {row['hosts']:>7} {median['in_memory']:>10.0f} "
-                f"{median['resident_mb']:>12.1f} {median['heap_mb']:>8.1f} "
-                f"{median['read_back']:>10.0f} {median['seconds']:>8.1f}"
+                f"{median['resident_mb']:>12.1f} {heap:>8} "
+                f"{median['read_back']:>10.0f} {median['seconds']:>8.1f} "
+                f"{median['cpu_seconds']:>6.1f}"
             )
 
 
