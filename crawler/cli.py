@@ -42,6 +42,11 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
         "type": int,
         "help": "frontier URLs held in memory; the rest wait in the database (default 100000)",
     },
+    "host_memory": {
+        "type": int,
+        "help": "hosts whose state is held in memory; idle others wait in the database "
+        "(default 10000)",
+    },
     "fetchers": {"help": "pool policy: fixed (concurrency), mm1k or mdp"},
     "full_queue": {
         "choices": ["block", "drop"],

@@ -36,6 +36,7 @@ DEFAULT_MAX_RETRIES = 3  # times a throttled URL goes back to the frontier
 DEFAULT_MAX_BACKOFF = 600.0  # seconds: the longest a failing host is left alone
 DEFAULT_ROBOTS_TTL = 86_400.0  # seconds a robots.txt is trusted
 DEFAULT_ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
+DEFAULT_HOST_MEMORY = 10_000  # hosts whose state is held in memory; idle others wait in the db
 DEFAULT_BUFFER = 16  # K: pages queued for the processor, the one in service included
 DEFAULT_FETCHERS = "fixed"  # the pool policy: fixed (concurrency), mm1k or mdp
 FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
@@ -80,6 +81,7 @@ class CrawlConfig:
     robots_retry: float = DEFAULT_ROBOTS_RETRY
     buffer: int = DEFAULT_BUFFER
     frontier_memory: int = 100_000  # frontier URLs held in memory; the rest wait in the database
+    host_memory: int = DEFAULT_HOST_MEMORY
     fetchers: str = DEFAULT_FETCHERS
     full_queue: str = "block"  # "drop": the paper's loss, the page fetched again later
     gamma: float | None = None  # None: gamma(K) for the current mu (policies.fetcher_pool)
@@ -113,6 +115,7 @@ class CrawlConfig:
             "source_min_links",
             "max_sources",
             "warc_max_size",
+            "host_memory",
         )
         for name in positive:
             _require(getattr(self, name) > 0, name, "must be greater than 0")

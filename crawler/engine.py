@@ -13,7 +13,8 @@ meets a full response queue waits with its fetcher until the processor frees a p
 `drop_at_full_queue` keeps Talim et al.'s loss instead: the URL goes back to the frontier.
 A visit waiting part-way for a host's turn (a redirect's target) is not fetching: its
 place goes to another visit meanwhile, and visits in all stay within twice the
-concurrency.
+concurrency. Each checkpoint saves the hosts changed since the last; once saved, idle
+hosts beyond `host_memory` leave memory (`crawler.host_memory`).
 """
 
 from __future__ import annotations
@@ -31,13 +32,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
 from crawler.frontier_store import BoundedFrontier
+from crawler.host_memory import HostMemory
 from crawler.metrics import CrawlerMetrics
 from crawler.outcomes import Outcome
 from crawler.politeness import Politeness
 from crawler.pool_control import PoolControl
 from crawler.processor import Processor, page_captures
 from crawler.revisits import Revisits, RevisitSettings
-from crawler.robots import RobotsCache
 from crawler.timeline import Timeline
 from crawler.visit import Visit, Visitor
 from crawler.warc_files import WarcArchive, WarcError
@@ -85,7 +86,7 @@ class Engine:
         db: AsyncEngine,
         frontier: PriorityFrontier,
         politeness: Politeness,
-        robots: RobotsCache,
+        hosts: HostMemory,
         visitor: Visitor,
         processor: Processor,
         scorer: TopicScorer,
@@ -100,7 +101,7 @@ class Engine:
         self.db = db
         self.frontier = BoundedFrontier(frontier, capacity=limits.frontier_memory)
         self.politeness = politeness
-        self.robots = robots
+        self.hosts = hosts
         self.visitor = visitor
         self.fetched = visitor.fetched
         self.processor = processor
@@ -123,8 +124,6 @@ class Engine:
         self._visits: set[asyncio.Task[None]] = set()
         self._processing = 0
         self._refill: asyncio.Task[None] | None = None
-        self._dirty_hosts: set[str] = set()
-        visitor.on_host_changed = self._dirty_hosts.add
         visitor.on_waiting = self._wake.set  # a place to fetch is free
         visitor.may_fetch = lambda: self.in_flight < self.target_in_flight
         visitor.conditional_headers = self.revisits.conditional_headers
@@ -184,7 +183,7 @@ class Engine:
                 await self.pool.close()
                 # what the last pages taught is in the state saved
                 await self._writer.drained()
-                self._writer.put(self._state_write())
+                self._save_state()
                 self._writer.close()
                 await writer
                 if self.archive is not None:  # all its records committed: closed
@@ -202,19 +201,10 @@ class Engine:
         return self.summary
 
     async def _restore(self) -> None:
-        """Bring back what earlier runs learned: hosts, robots.txt, the model, the frontier."""
-        now_wall, now = self.wall_clock(), self.clock()
+        """Bring back what earlier runs learned: the hosts still closed (the others when
+        visited), the model, the frontier."""
         async with self.db.connect() as connection:
-            for host in await storage.load_hosts(connection):
-                if host.robots_fetched_at is not None:
-                    entry = self.robots.store(
-                        host.host, host.robots_status, host.robots_body, host.robots_fetched_at
-                    )
-                    self.politeness.set_crawl_delay(host.host, self.robots.crawl_delay(entry))
-                slot = self.politeness.slot(host.host)
-                slot.backoff, slot.failures = host.backoff, host.failures
-                if host.not_before > now_wall:
-                    slot.not_before = now + (host.not_before - now_wall)
+            await self.hosts.restore(connection)
             if self.revisits.settings.enabled:
                 self.revisits.restore(await storage.load_sources(connection))
             state = await storage.load_learned_state(connection, SCORER_STATE)
@@ -358,8 +348,7 @@ class Engine:
         rules, and does not ask for them (nor archive them) again."""
         robots = [exchange for exchange in visit.exchanges if exchange.robots]
         if robots:
-            now_wall, now = self.wall_clock(), self.clock()
-            hosts = [self._host_record(host, now_wall, now) for host in visit.robots_fetched]
+            hosts = self.hosts.records(visit.robots_fetched)
             self._writer.put(StateWrite(hosts=hosts, captures=robots))
 
     def _archive_unstored(self, visit: Visit) -> None:
@@ -483,38 +472,29 @@ class Engine:
                 self._wake.set()  # the dispatcher starts the refill
             self.metrics.tasks.set(len(asyncio.all_tasks()))
             self.pool.refresh()
+            self._forget_idle_hosts()
             if now - last_checkpoint >= CHECKPOINT_INTERVAL:
-                self._writer.put(self._state_write())
+                self._save_state()
                 last_checkpoint = last_sample = now
             elif now - last_sample >= TIMELINE_INTERVAL:
                 self._writer.put(StateWrite(timeline=[self._sample()]))
                 last_sample = now
 
-    def _state_write(self) -> StateWrite:
-        """The hosts changed since the last checkpoint, the learned model, and a sample of
-        the timeline."""
-        now_wall, now = self.wall_clock(), self.clock()
-        names = sorted(self._dirty_hosts)
-        self._dirty_hosts.clear()
-        return StateWrite(
-            hosts=[self._host_record(name, now_wall, now) for name in names],
+    def _save_state(self) -> None:
+        """Save the hosts changed since the last checkpoint, the learned model, and a
+        sample of the timeline; once that has committed, those hosts may leave memory."""
+        hosts = self.hosts.take_dirty()
+        write = StateWrite(
+            hosts=hosts,
             sources=self.revisits.take_dirty(),
             learned=self._learned_state(),
             timeline=[self._sample()],
         )
+        self.hosts.saving(hosts, self._writer.put(write))
 
-    def _host_record(self, name: str, now_wall: float, now: float) -> storage.HostRecord:
-        slot = self.politeness.slot(name)
-        entry = self.robots.get(name, now_wall)
-        return storage.HostRecord(
-            host=name,
-            robots_status=None if entry is None else entry.status,
-            robots_body=None if entry is None else entry.body,
-            robots_fetched_at=None if entry is None else entry.fetched_at,
-            backoff=slot.backoff,
-            failures=slot.failures,
-            not_before=now_wall + max(0.0, slot.not_before - now),
-        )
+    def _forget_idle_hosts(self) -> None:
+        self.hosts.evict(saved_through=self._writer.committed, waiting=self.visitor.waiting_hosts)
+        self.metrics.hosts_in_memory.set(len(self.hosts))
 
     def _sample(self) -> storage.TimelineSample:
         self.metrics.tasks.set(len(asyncio.all_tasks()))

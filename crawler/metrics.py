@@ -68,6 +68,16 @@ class CrawlerMetrics:
             "Frontier URLs held in memory (the rest wait in the database)",
             registry=registry,
         )
+        self.hosts_in_memory = Gauge(
+            "crawler_hosts_in_memory",
+            "Hosts whose politeness and robots.txt state is held in memory",
+            registry=registry,
+        )
+        self.hosts_read_back = Counter(
+            "crawler_hosts_read_back",
+            "Hosts whose state a visit read back from the database (memory had dropped it)",
+            registry=registry,
+        )
         self.in_flight = Gauge("crawler_fetches_in_flight", "Visits under way", registry=registry)
         self.hosts_waiting = Gauge(
             "crawler_hosts_waiting_politeness",

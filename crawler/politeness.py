@@ -69,9 +69,23 @@ class Politeness:
     def slots(self) -> Iterator[tuple[str, HostSlot]]:
         return iter(self._slots.items())
 
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def idle(self, host: str, now: float) -> bool:
+        """No request to `host` in flight and no delay owed: its slot holds nothing that
+        a fresh one would not."""
+        slot = self._slots.get(host)
+        return slot is None or (slot.in_flight == 0 and now >= slot.not_before)
+
+    def forget(self, host: str) -> None:
+        """Drop `host`'s slot (its state kept elsewhere, e.g. in the database)."""
+        self._slots.pop(host, None)
+
     def interval(self, host: str) -> float:
         """The gap owed after a response from `host`, before backoff is applied."""
-        return max(self.delay, self.slot(host).crawl_delay)
+        slot = self._slots.get(host)
+        return max(self.delay, 0.0 if slot is None else slot.crawl_delay)
 
     def start(self, host: str, now: float) -> None:
         slot = self.slot(host)

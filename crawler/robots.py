@@ -70,6 +70,13 @@ class RobotsCache:
         self._entries[host] = entry
         return entry
 
+    def forget(self, host: str) -> None:
+        """Drop `host`'s entry: `crawler.host_memory` keeps idle hosts in the database."""
+        self._entries.pop(host, None)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
     def verdict(self, entry: RobotsEntry, url: str) -> Verdict:
         if not entry.available:
             return Verdict.UNAVAILABLE

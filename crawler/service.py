@@ -27,6 +27,7 @@ from crawler.config import ConfigError, CrawlConfig
 from crawler.engine import CrawlSummary, Engine, EngineLimits
 from crawler.fetched_urls import FetchedUrls
 from crawler.fetcher import Fetcher
+from crawler.host_memory import HostMemory
 from crawler.metrics import CrawlerMetrics
 from crawler.metrics_server import MetricsServer
 from crawler.netguard import NetworkGuard
@@ -120,11 +121,19 @@ async def run_crawl(
         robots = RobotsCache(
             user_agent=config.user_agent, ttl=config.robots_ttl, retry=config.robots_retry
         )
+        hosts = HostMemory(
+            db=db,
+            politeness=politeness,
+            robots=robots,
+            capacity=config.host_memory,
+            on_read_back=metrics.hosts_read_back.inc,
+        )
         visitor = Visitor(
             fetcher=fetcher,
             fetched=FetchedUrls(db),
             politeness=politeness,
             robots=robots,
+            hosts=hosts,
             scope=scope,
             max_redirects=config.max_redirects,
             max_retries=config.max_retries,
@@ -147,7 +156,7 @@ async def run_crawl(
             db=db,
             frontier=frontier,
             politeness=politeness,
-            robots=robots,
+            hosts=hosts,
             visitor=visitor,
             processor=Processor(
                 scorer=scorer,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry
 
 import storage
-from crawler.politeness import Politeness
+from crawler.politeness import HostSlot, Politeness
 
 # the sample's name: the metric it reads
 SAMPLED = {
@@ -47,7 +47,8 @@ class Timeline:
         self.registry = registry
         self.politeness = politeness
         self.run = run
-        self._reported: dict[str, tuple[int, float]] = {}  # host: totals at the last sample
+        # host: its slot and totals at the last sample, for the hosts then in memory
+        self._reported: dict[str, tuple[HostSlot, int, float]] = {}
 
     def sample(self, taken_at: float) -> storage.TimelineSample:
         # one pass over the registry (each lookup by name would collect all of it)
@@ -67,13 +68,19 @@ class Timeline:
         return storage.TimelineSample(taken_at, values)
 
     def _politeness_since_last(self) -> dict[str, list[float]]:
-        """Per host that was asked since the last sample: [requests, seconds closed]."""
+        """Per host that was asked since the last sample: [requests, seconds closed].
+
+        A host leaves memory only once a sample has counted it (`crawler.host_memory`);
+        read back, it has a new slot whose totals start from zero."""
         changed = {}
+        reported = {}
         for host, slot in self.politeness.slots():
-            requests, closed = self._reported.get(host, (0, 0.0))
+            last = self._reported.get(host)
+            requests, closed = (last[1], last[2]) if last and last[0] is slot else (0, 0.0)
             if slot.requests != requests or slot.closed_seconds != closed:
                 changed[host] = [slot.requests - requests, round(slot.closed_seconds - closed, 3)]
-                self._reported[host] = (slot.requests, slot.closed_seconds)
+            reported[host] = (slot, slot.requests, slot.closed_seconds)
+        self._reported = reported
         return changed
 
 

@@ -5,7 +5,9 @@ slot until its response has been read; a redirect then waits for the next host's
 is checked against scope, robots.txt and the network guard, and only then is fetched.
 A visit waiting for a host's turn holds no connection: `waiting` counts them, so that
 the engine can start other visits meanwhile; once the turn comes, the visit goes on
-when the engine has a place to fetch (`may_fetch`), before any new visit.
+when the engine has a place to fetch (`may_fetch`), before any new visit. Holding a
+host's slot, a visit first reads the host's state back if memory has dropped it
+(`crawler.host_memory`), then consults its robots.txt.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import contextlib
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -24,6 +26,7 @@ from yarl import URL
 from crawler.exchange import Exchange
 from crawler.fetched_urls import FetchedUrls
 from crawler.fetcher import Fetcher, FetchError, Response
+from crawler.host_memory import HostMemory
 from crawler.outcomes import Outcome
 from crawler.politeness import Feedback, Politeness
 from crawler.robots import MAX_ROBOTS_REDIRECTS, RobotsCache, RobotsEntry, Verdict
@@ -61,12 +64,12 @@ class Visitor:
         fetched: FetchedUrls,
         politeness: Politeness,
         robots: RobotsCache,
+        hosts: HostMemory,
         scope: Scope,
         max_redirects: int,
         max_retries: int,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
-        on_host_changed: Callable[[str], None] = lambda host: None,
         on_waiting: Callable[[], None] = lambda: None,
         conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
     ) -> None:
@@ -74,12 +77,12 @@ class Visitor:
         self.fetched = fetched
         self.politeness = politeness
         self.robots = robots
+        self.hosts = hosts
         self.scope = scope
         self.max_redirects = max_redirects
         self.max_retries = max_retries
         self.clock = clock
         self.wall_clock = wall_clock
-        self.on_host_changed = on_host_changed
         self.on_waiting = on_waiting  # a visit began to wait for a host's turn
         self.may_fetch: Callable[[], bool] = lambda: True  # the engine has a place free
         self._waiting_hosts: Counter[str] = Counter()  # visits waiting for a host's turn
@@ -120,6 +123,7 @@ class Visitor:
         chain = {candidate.url}
         try:
             while True:
+                await self.hosts.ensure(host)  # read back, if memory had dropped it
                 entry = self.robots.get(host, self.wall_clock())
                 if entry is None:
                     held = False  # _fetch_robots gives the slot back, whatever happens
@@ -137,6 +141,7 @@ class Visitor:
                     if verdict is Verdict.UNAVAILABLE:
                         now = self.clock()
                         self.politeness.defer(host, now, now + self.robots.retry)
+                        self.hosts.changed(host)
                         return Visit(candidate, Outcome.DEFERRED, str(url))
                     return Visit(candidate, Outcome.ROBOTS, str(url))
 
@@ -213,6 +218,11 @@ class Visitor:
     def waiting(self) -> int:
         """Visits waiting part-way for a host's turn."""
         return self._waiting_hosts.total()
+
+    @property
+    def waiting_hosts(self) -> Collection[str]:
+        """The hosts whose turn visits wait for."""
+        return self._waiting_hosts.keys()
 
     def waiting_ready(self, now: float) -> int:
         """Waiting visits whose host's turn has come: they go before any new visit."""
@@ -322,7 +332,7 @@ class Visitor:
 
     def _finish(self, host: str, feedback: Feedback, retry_after: float | None = None) -> None:
         self.politeness.finish(host, self.clock(), feedback, retry_after)
-        self.on_host_changed(host)
+        self.hosts.changed(host)
 
 
 def _utc(timestamp: float) -> datetime:

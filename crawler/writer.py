@@ -91,6 +91,8 @@ class StorageWriter:
         self.batch_size = batch_size
         self._queue: asyncio.Queue[WriteItem | None] = asyncio.Queue()
         self._pending = 0  # items put and not yet committed
+        self._put = 0  # items put, ever
+        self._committed = 0  # items committed, ever: the first ones put (a queue)
         self._drained = asyncio.Event()  # set while nothing is pending
         self._drained.set()
 
@@ -98,10 +100,18 @@ class StorageWriter:
     def pending(self) -> int:
         return self._pending
 
-    def put(self, item: WriteItem) -> None:
+    @property
+    def committed(self) -> int:
+        """Items committed so far: an item is committed once this reaches its ticket."""
+        return self._committed
+
+    def put(self, item: WriteItem) -> int:
+        """Queue `item`; its ticket."""
         self._pending += 1
+        self._put += 1
         self._drained.clear()
         self._queue.put_nowait(item)
+        return self._put
 
     async def drained(self) -> None:
         """Wait until everything put is committed and its callback has run."""
@@ -157,6 +167,7 @@ class StorageWriter:
             # half-written, and the uncommitted URLs are still queued in the database
             raise storage.StorageError(f"cannot write to the database: {error}") from error
         self._pending -= len(batch)
+        self._committed += len(batch)
         self.on_committed(_attribute(pages, new_urls, dropped))
         if self._pending == 0:
             self._drained.set()

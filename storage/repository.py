@@ -320,19 +320,48 @@ async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -
     )
 
 
-async def load_hosts(connection: AsyncConnection) -> list[HostRecord]:
-    result = await connection.execute(
-        select(
-            HostRow.host,
-            HostRow.robots_status,
-            HostRow.robots_body,
-            HostRow.robots_fetched_at,
-            HostRow.backoff,
-            HostRow.failures,
-            HostRow.not_before,
-        )
-    )
+_HOST_COLUMNS = (
+    HostRow.host,
+    HostRow.robots_status,
+    HostRow.robots_body,
+    HostRow.robots_fetched_at,
+    HostRow.backoff,
+    HostRow.failures,
+    HostRow.not_before,
+)
+
+
+async def load_hosts(
+    connection: AsyncConnection, *, closed_after: float | None = None
+) -> list[HostRecord]:
+    """Every host's record, or only those closed beyond `closed_after` (unix seconds)."""
+    statement = select(*_HOST_COLUMNS)
+    if closed_after is not None:
+        statement = statement.where(HostRow.not_before > closed_after)
+    result = await connection.execute(statement)
     return [HostRecord(*row) for row in result.all()]
+
+
+async def iter_host_names(
+    connection: AsyncConnection, *, batch_size: int = 10_000
+) -> AsyncIterator[list[str]]:
+    """The names of the hosts with a record, in batches."""
+    last = ""
+    while True:
+        result = await connection.execute(
+            select(HostRow.host).where(HostRow.host > last).order_by(HostRow.host).limit(batch_size)
+        )
+        batch = list(result.scalars())
+        if not batch:
+            return
+        yield batch
+        last = batch[-1]
+
+
+async def load_host(connection: AsyncConnection, host: str) -> HostRecord | None:
+    result = await connection.execute(select(*_HOST_COLUMNS).where(HostRow.host == host))
+    row = result.first()
+    return None if row is None else HostRecord(*row)
 
 
 _SOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(SourceRecord))

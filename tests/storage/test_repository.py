@@ -148,6 +148,20 @@ async def test_hosts_learned_state_and_meta_round_trip(engine: AsyncEngine) -> N
     assert loaded["b"].backoff == 8.0
 
 
+async def test_one_host_or_only_the_closed_ones_are_read_back(engine: AsyncEngine) -> None:
+    hosts = [HostRecord(f"h{i}", not_before=float(i)) for i in range(10)]
+    async with engine.begin() as connection:
+        await storage.save_hosts(connection, hosts)
+    async with engine.connect() as connection:
+        assert await storage.load_host(connection, "h3") == hosts[3]
+        assert await storage.load_host(connection, "nowhere") is None
+        closed = await storage.load_hosts(connection, closed_after=7.0)
+        names = [batch async for batch in storage.iter_host_names(connection, batch_size=4)]
+    assert sorted(h.host for h in closed) == ["h8", "h9"]
+    assert [len(batch) for batch in names] == [4, 4, 2]
+    assert sorted(name for batch in names for name in batch) == sorted(h.host for h in hosts)
+
+
 async def test_status_counts_pages_relevance_and_errors(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
         queued = await storage.add_urls(
