@@ -104,6 +104,8 @@ class Engine:
         self.hosts = hosts
         self.visitor = visitor
         self.fetched = visitor.fetched
+        self.turns = visitor.turns
+        self.admission = visitor.turns.admission
         self.processor = processor
         self.scorer = scorer
         self.metrics = metrics
@@ -120,13 +122,10 @@ class Engine:
         self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
         self._room = asyncio.Event()  # the processor took a page: a blocked one may enter
         self._stop = asyncio.Event()
-        self._wake = asyncio.Event()
+        self._wake = self.admission.changed  # the dispatcher's wake-up call
         self._visits: set[asyncio.Task[None]] = set()
         self._processing = 0
         self._refill: asyncio.Task[None] | None = None
-        visitor.on_waiting = self._wake.set  # a place to fetch is free
-        visitor.may_fetch = lambda: self.in_flight < self.target_in_flight
-        visitor.conditional_headers = self.revisits.conditional_headers
 
     # -- control ---------------------------------------------------------------------
 
@@ -138,11 +137,7 @@ class Engine:
     @property
     def in_flight(self) -> int:
         """Visits fetching, not those waiting part-way for a host's turn."""
-        return len(self._visits) - self.visitor.waiting
-
-    @property
-    def target_in_flight(self) -> int:
-        return min(self.pool.target, self.limits.concurrency)
+        return self.admission.fetching
 
     @property
     def queue_length(self) -> int:
@@ -241,10 +236,7 @@ class Engine:
             now = self.clock()
             if deadline is not None and now >= deadline:
                 return "duration"
-            room = min(
-                self.target_in_flight - self.in_flight - self.visitor.waiting_ready(now),
-                2 * limits.concurrency - len(self._visits),  # waiting ones included
-            )
+            room = self.admission.room(self.turns.waiting_ready(now))
             if limits.max_pages is not None:
                 left = limits.max_pages - self.summary.fetched
                 if left <= 0:
@@ -270,6 +262,7 @@ class Engine:
                     self.fetched.begin(candidate.url)
                     task = group.create_task(self._visit(candidate, dispatched=now))
                     self._visits.add(task)
+                    self.admission.started()
                     self._observe_queues()
                     continue
             if self.is_idle():
@@ -338,7 +331,8 @@ class Engine:
             self._responses.put_nowait(visit)
         finally:
             self._visits.discard(asyncio.current_task())  # type: ignore[arg-type]
-            self.visitor.place_freed()
+            self.admission.ended()
+            self.turns.place_freed()
             self._observe_queues()
             self._wake.set()
 
@@ -493,7 +487,7 @@ class Engine:
         self.hosts.saving(hosts, self._writer.put(write))
 
     def _forget_idle_hosts(self) -> None:
-        self.hosts.evict(saved_through=self._writer.committed, waiting=self.visitor.waiting_hosts)
+        self.hosts.evict(saved_through=self._writer.committed, waiting=self.admission.waiting_hosts)
         self.metrics.hosts_in_memory.set(len(self.hosts))
 
     def _sample(self) -> storage.TimelineSample:

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import math
 
+from crawler.admission import Admission
 from crawler.metrics import CrawlerMetrics
 from policies.fetcher_pool import FixedPool
 from policies.rates import KeyedRates
@@ -23,15 +24,17 @@ MIN_OBSERVATIONS = 30  # of each rate before a model is solved with it
 
 
 class PoolControl:
-    def __init__(self, policy: FixedPool, metrics: CrawlerMetrics, *, buffer: int) -> None:
+    def __init__(
+        self, policy: FixedPool, metrics: CrawlerMetrics, admission: Admission, *, buffer: int
+    ) -> None:
         self.policy = policy
         self.metrics = metrics
+        self.admission = admission  # where the dispatcher reads the target
         self.buffer = buffer
         self.arrivals = KeyedRates()  # per host and overall: 1 / (dispatch to arrival)
         self.services = KeyedRates()  # per host and overall: 1 / (processing time)
-        self.target = policy.target
         self._solving: asyncio.Task[None] | None = None
-        metrics.fetchers_target.set(self.target)
+        self._set_target(policy.target, queue=1)
 
     def arrival(self, host: str, fetch_seconds: float, *, queue: int, active: int) -> None:
         """A visit delivered its page to a queue holding `queue` pages, with `active` visits
@@ -105,4 +108,5 @@ class PoolControl:
     def _set_target(self, target: int, queue: int) -> None:
         # never leave the processor with nothing coming: the MDP's forced activation
         self.target = max(target, 1 if queue <= 0 else 0)
+        self.admission.target = self.target
         self.metrics.fetchers_target.set(self.target)

@@ -23,11 +23,13 @@ from yarl import URL
 
 import storage
 from crawler import __version__
+from crawler.admission import Admission
 from crawler.config import ConfigError, CrawlConfig
 from crawler.engine import CrawlSummary, Engine, EngineLimits
 from crawler.fetched_urls import FetchedUrls
 from crawler.fetcher import Fetcher
 from crawler.host_memory import HostMemory
+from crawler.host_turns import HostTurns
 from crawler.metrics import CrawlerMetrics
 from crawler.metrics_server import MetricsServer
 from crawler.netguard import NetworkGuard
@@ -128,16 +130,6 @@ async def run_crawl(
             capacity=config.host_memory,
             on_read_back=metrics.hosts_read_back.inc,
         )
-        visitor = Visitor(
-            fetcher=fetcher,
-            fetched=FetchedUrls(db),
-            politeness=politeness,
-            robots=robots,
-            hosts=hosts,
-            scope=scope,
-            max_redirects=config.max_redirects,
-            max_retries=config.max_retries,
-        )
         revisits = Revisits(
             RevisitSettings(
                 policy=config.revisit,
@@ -151,6 +143,18 @@ async def run_crawl(
             ),
             seeds=[str(seed) for seed in seeds],
             cost_of=functools.partial(_revisit_cost, politeness),
+        )
+        admission = Admission(concurrency=config.concurrency, target=config.concurrency)
+        visitor = Visitor(
+            fetcher=fetcher,
+            fetched=FetchedUrls(db),
+            turns=HostTurns(politeness=politeness, hosts=hosts, admission=admission),
+            robots=robots,
+            hosts=hosts,
+            scope=scope,
+            max_redirects=config.max_redirects,
+            max_retries=config.max_retries,
+            conditional_headers=revisits.conditional_headers,
         )
         engine = Engine(
             db=db,
@@ -176,6 +180,7 @@ async def run_crawl(
                     gamma=config.gamma,
                 ),
                 metrics,
+                admission,
                 buffer=config.buffer,
             ),
             limits=EngineLimits(

@@ -1,24 +1,19 @@
 """Visiting one URL: robots.txt, politeness and every redirect hop, one request at a time.
 
-The dispatcher has already taken the first host's slot. Each request holds its host's
-slot until its response has been read; a redirect then waits for the next host's turn,
-is checked against scope, robots.txt and the network guard, and only then is fetched.
-A visit waiting for a host's turn holds no connection: `waiting` counts them, so that
-the engine can start other visits meanwhile; once the turn comes, the visit goes on
-when the engine has a place to fetch (`may_fetch`), before any new visit. Holding a
-host's slot, a visit first reads the host's state back if memory has dropped it
-(`crawler.host_memory`), then consults its robots.txt.
+Every request is made in its host's turn (`crawler.host_turns`): the dispatcher has
+taken the first host's; a redirect then waits for the next host's, is checked against
+scope, robots.txt and the network guard, and only then is fetched. Holding a host's
+turn, a visit first reads the host's state back if memory has dropped it
+(`crawler.host_memory`), then consults its robots.txt, fetching it in that turn if it
+is not known. Each URL's outcome is decided here, once.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import time
-from collections import Counter
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from yarl import URL
@@ -27,15 +22,15 @@ from crawler.exchange import Exchange
 from crawler.fetched_urls import FetchedUrls
 from crawler.fetcher import Fetcher, FetchError, Response
 from crawler.host_memory import HostMemory
+from crawler.host_turns import HostTurns, Turn
 from crawler.outcomes import Outcome
-from crawler.politeness import Feedback, Politeness
+from crawler.politeness import Feedback
 from crawler.robots import MAX_ROBOTS_REDIRECTS, RobotsCache, RobotsEntry, Verdict
 from crawler.urls import BadUrlError, Scope, canonicalize, host_key
 from policies import Candidate
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 THROTTLE_STATUSES = frozenset({429, 503})
-POLL_INTERVAL = 0.25  # longest sleep while waiting for a host's turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +51,27 @@ class Visit:
         return None if self.response is None else self.response.status
 
 
+@dataclass(slots=True)
+class _Trail:
+    """What a visit gathers on its way, for its `Visit`."""
+
+    waited: float = 0.0
+    hops: list[str] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    robots_fetched: list[str] = field(default_factory=list)
+
+    def answer(self, response: Response) -> None:
+        if response.exchange is not None:
+            self.exchanges.append(response.exchange)
+
+
 class Visitor:
     def __init__(
         self,
         *,
         fetcher: Fetcher,
         fetched: FetchedUrls,
-        politeness: Politeness,
+        turns: HostTurns,
         robots: RobotsCache,
         hosts: HostMemory,
         scope: Scope,
@@ -70,12 +79,12 @@ class Visitor:
         max_retries: int,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
-        on_waiting: Callable[[], None] = lambda: None,
         conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
     ) -> None:
         self.fetcher = fetcher
         self.fetched = fetched
-        self.politeness = politeness
+        self.turns = turns
+        self.politeness = turns.politeness
         self.robots = robots
         self.hosts = hosts
         self.scope = scope
@@ -83,68 +92,56 @@ class Visitor:
         self.max_retries = max_retries
         self.clock = clock
         self.wall_clock = wall_clock
-        self.on_waiting = on_waiting  # a visit began to wait for a host's turn
-        self.may_fetch: Callable[[], bool] = lambda: True  # the engine has a place free
-        self._waiting_hosts: Counter[str] = Counter()  # visits waiting for a host's turn
-        self._place_freed = asyncio.Event()
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
 
     async def visit(self, candidate: Candidate) -> Visit:
-        """Fetch `candidate`, whose host slot the caller has already taken. The redirect
+        """Fetch `candidate`, whose host's turn the dispatcher has taken. The redirect
         targets it takes on stay under way in `fetched` until the caller ends them."""
-        waits: list[float] = []
-        hops: list[str] = []
-        exchanges: list[Exchange] = []
-        robots_fetched: list[str] = []
+        trail = _Trail()
         try:
-            visit = await self._hops(candidate, waits, hops, exchanges, robots_fetched)
+            visit = await self._hops(candidate, trail)
         except BaseException:
-            self.fetched.end(hops)
+            self.fetched.end(trail.hops)
             raise
         return dataclasses.replace(
             visit,
-            waited=sum(waits),
-            hops=tuple(hops),
-            exchanges=tuple(exchanges),
-            robots_fetched=tuple(robots_fetched),
+            waited=trail.waited,
+            hops=tuple(trail.hops),
+            exchanges=tuple(trail.exchanges),
+            robots_fetched=tuple(trail.robots_fetched),
         )
 
-    async def _hops(
-        self,
-        candidate: Candidate,
-        waits: list[float],
-        hops: list[str],
-        exchanges: list[Exchange],
-        robots_fetched: list[str],
-    ) -> Visit:
-        url = URL(candidate.url, encoded=True)
-        host = candidate.host
-        held = True
+    async def _hops(self, candidate: Candidate, trail: _Trail) -> Visit:
+        url, host = URL(candidate.url, encoded=True), candidate.host
         chain = {candidate.url}
-        try:
-            while True:
+        taken = True  # the first host's turn, by the dispatcher
+        # robots.txt just asked for this host: its rules, or where it redirected
+        found: RobotsEntry | URL | None = None
+        while True:
+            if isinstance(found, URL):
+                found = await self._follow_robots(host, found, trail)
+            async with self.turns.take(host, taken=taken) as turn:
+                taken = False
+                trail.waited += turn.waited
                 await self.hosts.ensure(host)  # read back, if memory had dropped it
-                entry = self.robots.get(host, self.wall_clock())
-                if entry is None:
-                    held = False  # _fetch_robots gives the slot back, whatever happens
+                entry = found or self.robots.get(host, self.wall_clock())
+                found = None
+                if entry is None:  # asked in this turn; the page waits for the next
+                    robots = url.origin().with_path("/robots.txt")
                     try:
-                        entry = await self._fetch_robots(url, host, waits, exchanges)
+                        found = await self._ask_robots(turn, host, robots, trail, first=True)
                     except FetchError as error:  # a refused address: no request was made
                         return Visit(candidate, error.outcome, str(url))
-                    robots_fetched.append(host)
-                    waits.append(await self.acquire(host))
-                    held = True
+                    trail.robots_fetched.append(host)
+                    continue
                 verdict = self.robots.verdict(entry, str(url))
-                if verdict is not Verdict.ALLOW:
-                    self.politeness.release(host)
-                    held = False
-                    if verdict is Verdict.UNAVAILABLE:
-                        now = self.clock()
-                        self.politeness.defer(host, now, now + self.robots.retry)
-                        self.hosts.changed(host)
-                        return Visit(candidate, Outcome.DEFERRED, str(url))
+                if verdict is Verdict.UNAVAILABLE:
+                    now = self.clock()
+                    self.politeness.defer(host, now, now + self.robots.retry)
+                    self.hosts.changed(host)
+                    return Visit(candidate, Outcome.DEFERRED, str(url))
+                if verdict is Verdict.DISALLOW:
                     return Visit(candidate, Outcome.ROBOTS, str(url))
-
                 started = self.clock()
                 first_hop = len(chain) == 1
                 try:
@@ -152,8 +149,7 @@ class Visitor:
                         url, self.conditional_headers(candidate) if first_hop else None
                     )
                 except FetchError as error:
-                    self._finish(host, Feedback.FAILURE)
-                    held = False
+                    turn.answered(Feedback.FAILURE)
                     return Visit(
                         candidate,
                         error.outcome,
@@ -161,105 +157,35 @@ class Visitor:
                         seconds=self.clock() - started,
                         fetched_at=_utc(self.wall_clock()),
                     )
-                if response.exchange is not None:
-                    exchanges.append(response.exchange)
-                throttled = response.status in THROTTLE_STATUSES
-                self._finish(
-                    host,
-                    Feedback.THROTTLED if throttled else Feedback.SUCCESS,
-                    response.retry_after,
-                )
-                held = False
-                fetched_at = _utc(self.wall_clock())
-                seconds = self.clock() - started
+                trail.answer(response)
+                turn.answered(_feedback(response), response.retry_after)
+            fetched_at = _utc(self.wall_clock())
+            seconds = self.clock() - started
+            if response.status not in REDIRECT_STATUSES or not response.location:
+                outcome = self._outcome(candidate, response)
+                return Visit(candidate, outcome, str(url), response, fetched_at, seconds)
+            try:
+                target = canonicalize(response.location, base=url)
+            except BadUrlError:
+                return Visit(candidate, Outcome.BAD_REDIRECT, str(url), response, fetched_at)
+            refused = self._refused_hop(chain, target)
+            if refused is None and not await self.fetched.claim(str(target)):
+                refused = Outcome.DUPLICATE
+            if refused is not None:
+                return Visit(candidate, refused, str(target), response, fetched_at)
+            chain.add(str(target))
+            trail.hops.append(str(target))
+            url, host = target, host_key(target)
 
-                if response.status in REDIRECT_STATUSES and response.location:
-                    try:
-                        target = canonicalize(response.location, base=url)
-                    except BadUrlError:
-                        return Visit(
-                            candidate, Outcome.BAD_REDIRECT, str(url), response, fetched_at
-                        )
-                    if str(target) in chain:
-                        return Visit(
-                            candidate, Outcome.REDIRECT_LOOP, str(target), response, fetched_at
-                        )
-                    chain.add(str(target))
-                    if len(chain) - 1 > self.max_redirects:
-                        return Visit(
-                            candidate, Outcome.TOO_MANY_REDIRECTS, str(target), response, fetched_at
-                        )
-                    if not self.scope.allows(target):
-                        return Visit(
-                            candidate, Outcome.OUT_OF_SCOPE, str(target), response, fetched_at
-                        )
-                    if not await self.fetched.claim(str(target)):
-                        return Visit(
-                            candidate, Outcome.DUPLICATE, str(target), response, fetched_at
-                        )
-                    hops.append(str(target))
-                    url, host = target, host_key(target)
-                    waits.append(await self.acquire(host))
-                    held = True
-                    continue
-                return Visit(
-                    candidate,
-                    self._outcome(candidate, response),
-                    str(url),
-                    response,
-                    fetched_at,
-                    seconds,
-                )
-        finally:
-            if held:  # cancelled or failed while holding the slot: give it back
-                self.politeness.release(host)
-
-    @property
-    def waiting(self) -> int:
-        """Visits waiting part-way for a host's turn."""
-        return self._waiting_hosts.total()
-
-    @property
-    def waiting_hosts(self) -> Collection[str]:
-        """The hosts whose turn visits wait for."""
-        return self._waiting_hosts.keys()
-
-    def waiting_ready(self, now: float) -> int:
-        """Waiting visits whose host's turn has come: they go before any new visit."""
-        return sum(n for host, n in self._waiting_hosts.items() if self.politeness.ready(host, now))
-
-    def place_freed(self) -> None:
-        """A visit ended: the waiting ones look again."""
-        self._place_freed.set()
-        self._place_freed.clear()
-
-    async def acquire(self, host: str) -> float:
-        """Wait for `host`'s turn, then take its slot; the seconds waited."""
-        now = started = self.clock()
-        if self.politeness.ready(host, now):  # the visit keeps its place to fetch
-            self.politeness.start(host, now)
-            return 0.0
-        self._waiting_hosts[host] += 1
-        self.on_waiting()
-        try:
-            while True:
-                ready_at = self.politeness.ready_at(host)
-                if ready_at is None or ready_at <= now:  # no place yet: until one is freed
-                    wait = POLL_INTERVAL
-                else:
-                    wait = min(ready_at - now, POLL_INTERVAL)
-                # a timeout scope, not wait_for: that would make a task of every wait
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(max(wait, 0.001)):
-                        await self._place_freed.wait()
-                now = self.clock()
-                if self.politeness.ready(host, now) and self.may_fetch():
-                    self.politeness.start(host, now)
-                    return now - started
-        finally:
-            self._waiting_hosts[host] -= 1
-            if not self._waiting_hosts[host]:
-                del self._waiting_hosts[host]
+    def _refused_hop(self, chain: set[str], target: URL) -> Outcome | None:
+        """Why a redirect to `target` is not followed, if it is not."""
+        if str(target) in chain:
+            return Outcome.REDIRECT_LOOP
+        if len(chain) > self.max_redirects:
+            return Outcome.TOO_MANY_REDIRECTS
+        if not self.scope.allows(target):
+            return Outcome.OUT_OF_SCOPE
+        return None
 
     def _outcome(self, candidate: Candidate, response: Response) -> Outcome:
         if response.status == 304 and candidate.revisit:
@@ -274,65 +200,52 @@ class Visitor:
             return Outcome.NOT_HTML
         return Outcome.OK
 
-    async def _fetch_robots(
-        self, url: URL, host: str, waits: list[float], exchanges: list[Exchange]
-    ) -> RobotsEntry:
-        """Fetch and cache `host`'s robots.txt, holding its slot; gives the slot back.
+    async def _follow_robots(self, host: str, target: URL, trail: _Trail) -> RobotsEntry:
+        """Follow `host`'s robots.txt redirects from `target`, up to five in all (RFC
+        9309), each hop in its own host's turn and through the fetcher, so the network
+        guard sees every address; the rules found, stored."""
+        for _ in range(MAX_ROBOTS_REDIRECTS):
+            async with self.turns.take(host_key(target)) as hop:
+                trail.waited += hop.waited
+                found = await self._ask_robots(hop, host, target, trail)
+            if not isinstance(found, URL):
+                return found
+            target = found
+        return self._store_robots(host, 404, None)  # not within five: allows everything
 
-        Redirects are followed here, up to five (RFC 9309), each hop in its own host's
-        turn and through the fetcher, so the network guard sees every address. Raises
-        FetchError only when `host` itself is refused: no request was made.
-        """
-        target, hop_host = url.origin().with_path("/robots.txt"), host
-        status: int | None = None  # no answer: unavailable
-        holding: str | None = host  # the slot to give back if this is cancelled or fails
+    async def _ask_robots(
+        self, turn: Turn, host: str, target: URL, trail: _Trail, *, first: bool = False
+    ) -> RobotsEntry | URL:
+        """One request for `host`'s robots.txt at `target`, in `turn`: the rules found
+        (stored before the turn ends: their Crawl-delay spaces this request), or where
+        a redirect leads. Raises FetchError only when the `first` request's address is
+        refused: no request was made."""
         try:
-            for hop in range(MAX_ROBOTS_REDIRECTS + 1):
-                if hop:
-                    waits.append(await self.acquire(hop_host))
-                    holding = hop_host
-                try:
-                    response = await self.fetcher.get_robots(target)
-                except FetchError as error:
-                    holding = None
-                    if error.outcome is not Outcome.PRIVATE_NETWORK:
-                        self._finish(hop_host, Feedback.FAILURE)
-                        break
-                    self.politeness.release(hop_host)  # no request was made
-                    if hop == 0:
-                        raise
-                    break
-                if response.exchange is not None:
-                    exchanges.append(response.exchange)
-                throttled = response.status in THROTTLE_STATUSES
-                feedback = Feedback.THROTTLED if throttled else Feedback.SUCCESS
-                redirect = response.status in REDIRECT_STATUSES and response.location
-                if not redirect:  # the rules first: their Crawl-delay spaces this request
-                    entry = self._store_robots(host, response.status, response.text())
-                holding = None
-                self._finish(hop_host, feedback, response.retry_after)
-                if not redirect:
-                    return entry
-                try:
-                    target = canonicalize(response.location or "", base=target)
-                except BadUrlError:
-                    break  # a redirect to nowhere: unavailable
-                hop_host = host_key(target)
+            response = await self.fetcher.get_robots(target)
+        except FetchError as error:
+            if error.outcome is Outcome.PRIVATE_NETWORK:
+                if first:
+                    raise
             else:
-                status = 404  # not reached within five redirects: unavailable, so allowed
-        finally:
-            if holding is not None:
-                self.politeness.release(holding)
-        return self._store_robots(host, status, None)
+                turn.answered(Feedback.FAILURE)
+            return self._store_robots(host, None, None)  # no answer: unavailable
+        trail.answer(response)
+        turn.answered(_feedback(response), response.retry_after)
+        if response.status in REDIRECT_STATUSES and response.location:
+            try:
+                return canonicalize(response.location, base=target)
+            except BadUrlError:
+                return self._store_robots(host, None, None)  # a redirect to nowhere
+        return self._store_robots(host, response.status, response.text())
 
     def _store_robots(self, host: str, status: int | None, body: str | None) -> RobotsEntry:
         entry = self.robots.store(host, status, body, self.wall_clock())
         self.politeness.set_crawl_delay(host, self.robots.crawl_delay(entry))
         return entry
 
-    def _finish(self, host: str, feedback: Feedback, retry_after: float | None = None) -> None:
-        self.politeness.finish(host, self.clock(), feedback, retry_after)
-        self.hosts.changed(host)
+
+def _feedback(response: Response) -> Feedback:
+    return Feedback.THROTTLED if response.status in THROTTLE_STATUSES else Feedback.SUCCESS
 
 
 def _utc(timestamp: float) -> datetime:
