@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from policies import Candidate
+from policies import Candidate, LinkContext
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,8 @@ class PageWrite:
     links: Sequence[storage.NewUrl] = ()
     signature: PageSignature = PageSignature()
     reached: Sequence[storage.NewUrl] = ()  # the redirect targets the visit took on
+    # how the page showed each link, by URL, for the frontier policy (not stored)
+    contexts: Mapping[str, LinkContext] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
