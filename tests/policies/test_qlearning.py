@@ -118,7 +118,8 @@ def test_link_tokens_split_words_by_field_and_weigh_each_field_as_one() -> None:
         )
     )
     assert {"a=garbage", "a=collector", "a=mx", "u=java", "u=garbage", "t=memory"} <= set(tokens)
-    assert tokens["h=h"] == 1.0 and tokens["p=seed"] == 1.0
+    assert tokens["h=h"] == 1.0
+    assert tokens["p=seed"] == 1.0
     assert sum(v**2 for k, v in tokens.items() if k.startswith("a=")) == pytest.approx(1.0)
     assert not any(k.startswith("c=") for k in tokens)  # an empty field adds nothing
 
@@ -197,11 +198,9 @@ def test_the_live_frontier_learns_to_put_hubs_first_and_keeps_it_in_its_state() 
 def test_untrained_the_live_frontier_pops_exactly_as_best_first() -> None:
     rng = np.random.default_rng(3)
     learned, greedy = QLearningFrontier(), BestFirst()
-    url_id = 0
-    for _ in range(200):
+    for url_id in range(1, 201):
         host = f"h{rng.integers(4)}"
         score = round(float(rng.random()), 2)  # ties too
-        url_id += 1
         link = candidate(url_id, score, host=host, depth=int(rng.integers(4)), anchor="x y")
         learned.push(link)
         greedy.push(link)
