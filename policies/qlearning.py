@@ -113,8 +113,10 @@ class QLearningFrontier(PriorityFrontier):
     `horizon` of them: with a generalising state the children share values with their
     parent, and a page revealing many links would otherwise be worth unboundedly much.
     Untrained, or where its estimates are not confident, the order is best-first's.
-    The queue is re-ranked a few hosts at a time, at most `rerank_budget` URLs a fetch,
-    so the cost per fetch is flat whatever the frontier's size. A frontier spilled to
+    The model learns a batch of fetches at a time; after each batch the queue is
+    re-ranked a few hosts at a time, about `rerank_budget` URLs, so the cost per fetch
+    is flat whatever the frontier's size and a large queue is re-ranked over a few
+    batches. A frontier spilled to
     storage comes back by this index too (`refill_order`).
     """
 
@@ -125,7 +127,7 @@ class QLearningFrontier(PriorityFrontier):
         settings: LearningSettings | None = None,
         *,
         horizon: int = 10,
-        rerank_budget: int = 2_000,
+        rerank_budget: int = 4_000,
         subsidy_memory: float = 0.9,
         model: LinkContextModel | None = None,
     ) -> None:
@@ -241,9 +243,10 @@ class QLearningFrontier(PriorityFrontier):
                 )
             }
         target = first_fetch_reward(relevance) + self.settings.gamma * revealed
-        features = stack_rows([row], self.model.n_features)
-        self.model.update(features, candidate.score, target)
-        self._rerank_some()
+        refits = self.model.refits_
+        self.model.update(stack_rows([row], self.model.n_features), candidate.score, target)
+        if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue
+            self._rerank_some()
 
     # -- saving ----------------------------------------------------------------------
 

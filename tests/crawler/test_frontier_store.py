@@ -170,7 +170,7 @@ def deep_links_pay(policy: QLearningFrontier) -> QLearningFrontier:
     more deep, and links from relevant parents, are worth more than their scores say:
     its order is not the score's."""
     model = policy.model
-    model.updates_, model.errors_[:] = 1, (1.0, 0.0)
+    model.updates_, model.warmup, model.errors_[:] = 1, 0.0, (1.0, 0.0)
     model.counts_[:] = 1e9
     valued = [("d=3", 1.0), ("d=4", 1.0), ("d=5", 1.0), ("p=6", 0.3), ("p=3", 0.05)]
     for token, weight in valued:

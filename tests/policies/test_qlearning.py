@@ -225,7 +225,7 @@ def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
     due = Candidate(4, "http://a/source", "a", 0, 0.0, revisit=True)
     frontier.push(due)
     model = frontier.model
-    model.updates_, model.errors_[:] = 1, (1.0, 0.0)  # fully skilled
+    model.updates_, model.warmup, model.errors_[:] = 1, 0.0, (1.0, 0.0)  # fully skilled
     model.counts_[:] = 1e9  # and sure of every feature
     lead = model.features([[("a=lead", 1.0)]]).indices[0]
     model.weights_[lead] = 1.0
