@@ -19,6 +19,14 @@ from policies.qlearning import QLearningFrontier
 WORDS = [f"word{i}" for i in range(2_000)]
 
 
+def reward(candidate: Candidate) -> float:
+    """A relevance the words predict: the share of topic words (the first 200) among a
+    link's, so the model learns and re-ranks."""
+    assert candidate.context is not None
+    found = candidate.context.around.split()
+    return 0.1 * sum(int(word[4:]) < 200 for word in found) / len(found)
+
+
 def link(rng: np.random.Generator, url_id: int) -> Candidate:
     words = " ".join(rng.choice(WORDS, size=6))
     host = f"h{rng.integers(20)}"
@@ -45,7 +53,7 @@ def main() -> None:
     while len(frontier) < args.queued:  # pages of 30 links, learned from as they come
         children = [link(rng, url_id + i + 1) for i in range(30)]
         url_id += 30
-        frontier.on_fetched(parent, float(rng.random() * 0.1), children)
+        frontier.on_fetched(parent, reward(parent), children)
         for child in children:
             frontier.push(child)
         parent = children[0]
@@ -56,7 +64,7 @@ def main() -> None:
         children = [link(rng, url_id + i + 1) for i in range(30)]
         url_id += 30
         started = time.perf_counter()
-        frontier.on_fetched(popped, float(rng.random() * 0.1), children)
+        frontier.on_fetched(popped, reward(popped), children)
         seconds.append(time.perf_counter() - started)
         for child in children:
             frontier.push(child)
