@@ -15,7 +15,11 @@ With --ground-truth DIR (pages.tsv, seeds.txt and topic.txt, as `crawler testbed
 already served, on the topic of DIR/topic.txt, once per policy; --truth-threshold is
 then the ground-truth relevance from which a page counts (the real web's: 0.15):
 
-    python bench/focus.py --ground-truth /tmp/realweb/truth/git --truth-threshold 0.15
+    python bench/focus.py --ground-truth /tmp/realweb/truth/git --truth-threshold 0.15 \
+        --budget 1000 --repeat 3 --per-host-concurrency 4
+
+It reports, besides the harvest, the recall of the relevant pages within the first N
+fetched and the pages fetched until recall reached 0.9 (inf: not within the budget).
 
 --plot draws the harvest rate over the first N fetched, for every N: the median over
 seeds of each policy, and the range between the seeds.
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import statistics
 import tempfile
 from pathlib import Path
@@ -43,11 +48,19 @@ from policies import frontier_policy_names
 from policies.quality import schedule_performance, upper_bound
 
 TRULY_RELEVANT = 0.4
+RECALL_TARGET = 0.9
 CHECKPOINTS = (100, 500, 1000, 5000)
 
 
 async def crawl_order(
-    policy: str, seeds: list[str], topic: str, hostnames: list[str], budget: int
+    policy: str,
+    seeds: list[str],
+    topic: str,
+    hostnames: list[str],
+    budget: int,
+    *,
+    concurrency: int = 8,
+    per_host_concurrency: int = 1,
 ) -> list[str]:
     """The URLs of the pages a crawl stored, in the order it fetched them."""
     with tempfile.TemporaryDirectory() as scratch:
@@ -57,7 +70,8 @@ async def crawl_order(
             topic=topic,
             db=db,
             delay=0.0,
-            concurrency=8,
+            concurrency=concurrency,
+            per_host_concurrency=per_host_concurrency,
             max_pages=budget,
             policy=policy,
             metrics_port=0,
@@ -73,13 +87,18 @@ def truth_of(order: list[str], truth: dict[str, float], budget: int) -> np.ndarr
 
 
 def focus(fetched: np.ndarray, truth: dict[str, float], threshold: float) -> dict[str, float]:
+    """Harvest and recall (of the pages at `threshold` or more) over the first N fetched,
+    the pages fetched until recall reached 0.9 (inf: not within the crawl), and P."""
     relevance = np.fromiter(truth.values(), dtype=np.float64)
     total = float(relevance.sum())
+    relevant = fetched >= threshold
+    found = np.cumsum(relevant) / max(int(np.sum(relevance >= threshold)), 1)
     report = {
-        f"harvest@{n}": float(np.mean(fetched[:n] >= threshold))
-        for n in CHECKPOINTS
-        if n <= len(fetched)
+        f"harvest@{n}": float(np.mean(relevant[:n])) for n in CHECKPOINTS if n <= len(fetched)
     }
+    report |= {f"recall@{n}": float(found[n - 1]) for n in CHECKPOINTS if n <= len(fetched)}
+    reached = np.flatnonzero(found >= RECALL_TARGET)
+    report["pages_to_90"] = float(reached[0] + 1) if len(reached) else math.inf
     report["p_over_upper"] = schedule_performance(fetched, total) / upper_bound(
         relevance, len(fetched)
     )
@@ -94,6 +113,11 @@ async def main() -> None:
     parser.add_argument("--policies", nargs="+", default=frontier_policy_names())
     parser.add_argument("--ground-truth", type=Path, help="crawl this web, served already")
     parser.add_argument("--truth-threshold", type=float, default=TRULY_RELEVANT)
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="crawls of a --ground-truth web per policy"
+    )
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--per-host-concurrency", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--plot", help="draw the harvest curves here (a PNG file)")
     args = parser.parse_args()
@@ -105,7 +129,15 @@ async def main() -> None:
         label: str, seeds: list[str], hostnames: list[str], topic: str, truth: dict[str, float]
     ) -> None:
         for name in args.policies:
-            order = await crawl_order(name, seeds, topic, hostnames, args.budget)
+            order = await crawl_order(
+                name,
+                seeds,
+                topic,
+                hostnames,
+                args.budget,
+                concurrency=args.concurrency,
+                per_host_concurrency=args.per_host_concurrency,
+            )
             fetched = truth_of(order, truth, args.budget)
             results[name].append(focus(fetched, truth, threshold))
             curves[name].append(harvest_rate(fetched >= threshold))
@@ -118,7 +150,8 @@ async def main() -> None:
         topic = (directory / "topic.txt").read_text().strip()
         hostnames = sorted({urlsplit(url).hostname or "" for url in seeds})
         truth = read_ground_truth(directory)
-        await crawl_all(str(directory), seeds, hostnames, topic, truth)
+        for run in range(args.repeat):  # the policies interleaved, run after run
+            await crawl_all(f"{directory} run {run}", seeds, hostnames, topic, truth)
         args.title = f"{directory}: {topic!r}"
     else:
         for seed in args.seeds:
@@ -140,9 +173,9 @@ async def main() -> None:
         return
     keys = list(next(iter(medians.values())))
     print(f"\n{args.title}, budget {args.budget}")
-    print(f"{'policy':<12}" + "".join(f"{key:>15}" for key in keys))
+    print(f"{'policy':<12}" + "".join(f"{key:>14}" for key in keys))
     for name, values in medians.items():
-        print(f"{name:<12}" + "".join(f"{values[key]:>15.3f}" for key in keys))
+        print(f"{name:<12}" + "".join(f"{values[key]:>14.3f}" for key in keys))
 
 
 def plot_harvest(

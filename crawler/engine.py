@@ -43,7 +43,7 @@ from crawler.timeline import Timeline
 from crawler.visit import Visit, Visitor
 from crawler.warc_files import WarcArchive, WarcError
 from crawler.writer import Committed, StateWrite, StorageWriter
-from policies import Candidate, PriorityFrontier, TopicScorer
+from policies import Candidate, LinkContext, PriorityFrontier, TopicScorer
 
 log = logging.getLogger(__name__)
 
@@ -409,7 +409,8 @@ class Engine:
             self.frontier.stored(candidate.url_id)
             self.frontier.drop(item.dropped)
             self.fetched.end([candidate.url, *(hop.url for hop in item.write.reached)])
-            children = [_candidate(queued) for queued in item.new_urls]
+            contexts = item.write.contexts
+            children = [_candidate(queued, contexts.get(queued.url)) for queued in item.new_urls]
             relevance = 0.0 if record is None else record.relevance or 0.0
             self.frontier.on_fetched(candidate, relevance, children)
             for child in children:
@@ -503,5 +504,7 @@ class Engine:
         return learned
 
 
-def _candidate(queued: storage.QueuedUrl) -> Candidate:
-    return Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)
+def _candidate(queued: storage.QueuedUrl, context: LinkContext | None = None) -> Candidate:
+    return Candidate(
+        queued.id, queued.url, queued.host, queued.depth, queued.score, context=context
+    )

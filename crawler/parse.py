@@ -21,6 +21,8 @@ from policies import TermCounter, url_words
 MAX_LINKS = 5_000  # links kept from one page
 MAX_TEXT_CHARS = 200_000  # text kept from one page
 MAX_ANCHOR_CHARS = 200
+MAX_AROUND_CHARS = 160
+MAX_HEADINGS_CHARS = 300
 SNIFF_BYTES = 4096  # where a <meta charset> is looked for
 
 _META_CHARSET = re.compile(
@@ -37,6 +39,7 @@ class ContentError(ValueError):
 class Link:
     url: str
     anchor: str
+    around: str = ""  # the text of the block the link sits in, for the frontier policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,7 @@ class PageAnalysis:
     nofollow: bool
     page_counts: sp.csr_matrix  # 1 x n_features
     link_counts: sp.csr_matrix  # len(links) x n_features
+    headings: str = ""  # the title and h1-h2 headings, for the frontier policy
 
 
 def decode(body: bytes, header_charset: str | None) -> str:
@@ -113,10 +117,15 @@ def analyze(
             except BadUrlError:
                 continue
             if target not in links:
-                links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS])
+                block = anchor.parent
+                around = _clean(block.text())[:MAX_AROUND_CHARS] if block is not None else ""
+                links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
                 if len(links) >= MAX_LINKS:
                     break
 
+    headings = " ".join([title or "", *(_clean(node.text()) for node in tree.css("h1, h2")[:8])])[
+        :MAX_HEADINGS_CHARS
+    ]
     tree.strip_tags(["script", "style", "noscript", "template"])
     body_node = tree.body
     text = _clean(body_node.text(separator=" ")) if body_node is not None else ""
@@ -127,7 +136,9 @@ def analyze(
     counts = counter.count(
         [f"{title or ''} {text}", *(f"{link.anchor} {url_words(link.url)}" for link in link_list)]
     )
-    return PageAnalysis(title, text, link_list, noindex, nofollow, counts[:1], counts[1:])
+    return PageAnalysis(
+        title, text, link_list, noindex, nofollow, counts[:1], counts[1:], headings.strip()
+    )
 
 
 def _clean(text: str | None) -> str:

@@ -18,7 +18,7 @@ from crawler.parse import ContentError, PageAnalysis, analyze
 from crawler.urls import Scope, host_key
 from crawler.visit import Visit
 from crawler.writer import PageSignature, PageWrite
-from policies import TopicScorer
+from policies import LinkContext, TopicScorer
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,7 @@ class Processor:
 
         relevance: float | None = None
         links: list[storage.NewUrl] = []
+        contexts: dict[str, LinkContext] = {}
         title = text = None
         if analysis is not None:
             self.scorer.partial_fit_counts(analysis.page_counts)
@@ -78,6 +79,10 @@ class Processor:
             if relevance >= self.relevance_threshold:
                 self.scorer.add_feedback(analysis.page_counts)
             links = self._new_links(visit, analysis, relevance)
+            contexts = {
+                link.url: LinkContext(link.anchor, link.around, analysis.headings)
+                for link in analysis.links
+            }
             if not analysis.noindex:
                 title = analysis.title
                 text = analysis.text if self.store_text else None
@@ -105,7 +110,13 @@ class Processor:
                 fetched_at,
             )
         write = PageWrite(
-            visit.candidate, record, links, signature, _reached(visit), page_captures(visit)
+            visit.candidate,
+            record,
+            links,
+            signature,
+            _reached(visit),
+            page_captures(visit),
+            contexts,
         )
         return Processed(write, outcome, relevance)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.exchange import Exchange
 from crawler.warc_files import CaptureGroup, WarcArchive, Written
-from policies import Candidate
+from policies import Candidate, LinkContext
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,8 @@ class PageWrite:
     signature: PageSignature = PageSignature()
     reached: Sequence[storage.NewUrl] = ()  # the redirect targets the visit took on
     captures: Sequence[Exchange] = ()  # the page's answers, redirects included, to archive
+    # how the page showed each link, by URL, for the frontier policy (not stored)
+    contexts: Mapping[str, LinkContext] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

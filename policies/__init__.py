@@ -2,7 +2,7 @@
 
 from policies.ephemeral import Source, simulate, whittle_index, whittle_indices
 from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
-from policies.frontier import BestFirst, BreadthFirst, Candidate, PriorityFrontier
+from policies.frontier import BestFirst, BreadthFirst, Candidate, LinkContext, PriorityFrontier
 from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
 from policies.registry import (
     frontier_policy_names,
@@ -15,6 +15,7 @@ __all__ = [
     "BestFirst",
     "BreadthFirst",
     "Candidate",
+    "LinkContext",
     "NotFittedError",
     "PoolModel",
     "PoolPolicy",

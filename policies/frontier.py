@@ -34,6 +34,18 @@ class Candidate:
     # relevance (None: unknown, or a seed) and how many new URLs that fetch revealed
     parent_relevance: float | None = None
     revealed: int = 0
+    # the words around the link where it was found, for a policy that learns from them
+    # (empty for a seed or a URL read back from storage)
+    context: LinkContext | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkContext:
+    """The link as its parent page showed it."""
+
+    anchor: str = ""
+    around: str = ""  # the text of the block holding the link
+    parent_title: str = ""  # the parent's title and headings
 
 
 class PriorityFrontier:
@@ -127,6 +139,24 @@ class PriorityFrontier:
             heapq.heapify(queue)
             self._heads.append((*queue[0][:3], host))
         heapq.heapify(self._heads)
+
+    def reprioritize_host(self, host: str) -> int:
+        """Recompute the priorities of one host's queued candidates; how many there were.
+        Re-ranking host by host spreads a large queue's cost over many calls."""
+        queue = self._queues.get(host)
+        if not queue:
+            return 0
+        discoveries = [entry for entry in queue if not entry[3].revisit]
+        keys = self.priorities([entry[3] for entry in discoveries]).tolist()
+        ranked = [entry for entry in queue if entry[3].revisit]
+        ranked += [
+            (-priority, depth, sequence, candidate)
+            for (_, depth, sequence, candidate), priority in zip(discoveries, keys, strict=True)
+        ]
+        heapq.heapify(ranked)
+        self._queues[host] = ranked
+        heapq.heappush(self._heads, (*ranked[0][:3], host))  # the old head goes stale
+        return len(ranked)
 
     def get_state(self) -> bytes | None:
         """What the policy learned, to save; None for a policy that learns nothing."""

@@ -22,9 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from policies.link_graph import LinkGraph
-from policies.qlearning import DiscovererTable, LearningSettings, LinkValueModel, link_features
+from policies.link_model import LinkContextModel, link_tokens, split_rows, stack_rows
+from policies.qlearning import DiscovererTable, LearningSettings
 from policies.quality import schedule_performance, upper_bound
 
 TRAVERSAL_POLICIES = ("qlearning", "best-first", "bfs", "random")
@@ -163,53 +165,61 @@ class _DiscovererQ(_Orderer):
 
 
 class _LinkQ(_Orderer):
-    """The generalising state; the host's harvest is learned within the traversal."""
+    """The generalising state on a graph without words: a link's host, depth and
+    parent's relevance, and its score (the page's true relevance, as best-first's)."""
 
     learns = True
     reorders = True
 
     def __init__(self, settings: LearningSettings, graph: LinkGraph) -> None:
-        self.model = LinkValueModel(settings)
-        self.features = np.zeros((graph.pages, 5), dtype=np.int32)
-        self.host_sum = np.zeros(int(graph.host.max()) + 1)
-        self.host_count = np.zeros_like(self.host_sum)
+        self.settings = settings
+        self.model = LinkContextModel(n_features=2**12)
+        self.rows: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(0), np.zeros(0))] * graph.pages
+        self.subsidy = 0.0
 
     def start(self, replay: _Replay) -> None:
-        self.host_sum[:] = 0
-        self.host_count[:] = 0
-        seeds = replay.graph.seeds
-        self.features[seeds] = self._features(replay, seeds, parent=None, revealed=len(seeds))
+        self._describe(replay, replay.graph.seeds, parent=None)
 
-    def _features(
-        self, replay: _Replay, pages: np.ndarray, parent: int | None, revealed: int
-    ) -> np.ndarray:
+    def _describe(self, replay: _Replay, pages: np.ndarray, parent: int | None) -> None:
         graph = replay.graph
-        hosts = graph.host[pages]
-        harvest = (self.host_sum[hosts] + 0.1) / (self.host_count[hosts] + 1)
-        parent_relevance = np.nan if parent is None else graph.relevance[parent]
-        return link_features(
-            graph.relevance[pages], parent_relevance, revealed, replay.depth[pages], harvest
-        )
+        relevance = None if parent is None else float(graph.relevance[parent])
+        tokens = [
+            link_tokens(
+                url="",
+                host=str(graph.host[page]),
+                depth=int(replay.depth[page]),
+                anchor="",
+                around="",
+                parent_title="",
+                parent_relevance=relevance,
+            )
+            for page in pages.tolist()
+        ]
+        for page, row in zip(pages.tolist(), split_rows(self.model.features(tokens)), strict=True):
+            self.rows[page] = row
+
+    def _matrix(self, pages: np.ndarray) -> sp.csr_matrix:
+        return stack_rows([self.rows[page] for page in pages.tolist()], self.model.n_features)
 
     def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
-        return self.model.values(self.features[pages], replay.graph.relevance[pages])
+        return self.model.index(self._matrix(pages), replay.graph.relevance[pages])
 
     def learn(
         self, replay: _Replay, page: int, new: np.ndarray, new_priorities: np.ndarray
     ) -> None:
-        graph = replay.graph
-        reward = float(graph.relevance[page])
-        host = graph.host[page]
-        self.host_sum[host] += reward
-        self.host_count[host] += 1
-        target = self.model.target(reward, self.features[new], graph.relevance[new])
-        self.model.update(self.features[page], reward, target)
+        offset, slope = self.model.calibration()
+        gains = np.maximum(0.0, offset + slope * new_priorities - self.subsidy)
+        reward = float(replay.graph.relevance[page])
+        target = reward + self.settings.gamma * float(np.sort(gains)[-10:].sum())
+        self.model.update(self._matrix(np.array([page])), reward, target)
 
     def taken(self, replay: _Replay, page: int) -> None:
-        self.model.fetched(float(self.priorities(replay, np.array([page]))[0]))
+        offset, slope = self.model.calibration()
+        value = offset + slope * float(self.priorities(replay, np.array([page]))[0])
+        self.subsidy = 0.9 * self.subsidy + 0.1 * value
 
     def discovered(self, replay: _Replay, page: int, new: np.ndarray) -> None:
-        self.features[new] = self._features(replay, new, parent=page, revealed=len(new))
+        self._describe(replay, new, parent=page)
 
 
 def traverse(

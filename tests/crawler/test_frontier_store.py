@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import copy
 
-import numpy as np
 import pytest
 
 import storage
 from crawler.frontier_store import BoundedFrontier
 from policies import BestFirst, BreadthFirst, Candidate
-from policies.qlearning import FEATURES, QLearningFrontier, link_features
+from policies.qlearning import QLearningFrontier
 
 
 async def queued_database(db_url: str, count: int):  # type: ignore[no-untyped-def]
@@ -167,18 +166,15 @@ async def test_a_host_left_in_the_database_only_brings_a_refill_sooner(db_url: s
 
 
 def deep_links_pay(policy: QLearningFrontier) -> QLearningFrontier:
-    """A Q-learning frontier whose model has learned that links three or more deep, and
-    links from relevant parents that revealed few others, are worth more than their
-    scores say: its order is not the score's."""
-    weights = np.zeros(FEATURES)
-    depth_bins = link_features(0.0, 0.0, 0, np.arange(6), 0.0)[:, 2]
-    weights[depth_bins[3:]] = 1.0
-    for parent in (0.0, 0.3):
-        for revealed in (3, 40):
-            score_parent, _, _, revealed_bin, _ = link_features(0.3, parent, revealed, 1, 0.0)
-            weights[score_parent] += parent
-            weights[revealed_bin] -= revealed / 100
-    policy.model.weights = weights
+    """A Q-learning frontier whose model has learned, and is sure, that links three or
+    more deep, and links from relevant parents, are worth more than their scores say:
+    its order is not the score's."""
+    model = policy.model
+    model.updates_, model.warmup, model.errors_[:] = 1, 0.0, (1.0, 0.0)
+    model.counts_[:] = 1e9
+    valued = [("d=3", 1.0), ("d=4", 1.0), ("d=5", 1.0), ("p=6", 0.3), ("p=3", 0.05)]
+    for token, weight in valued:
+        model.weights_[model.features([[(token, 1.0)]]).indices[0]] = weight
     return policy
 
 

@@ -8,16 +8,14 @@ import pytest
 
 from crawler import ground_truth
 from crawler.testbed_web import WebSpec
-from policies import Candidate, make_frontier_policy
+from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
 from policies.link_graph import LinkGraph
+from policies.link_model import LinkContextModel, link_tokens
 from policies.qlearning import (
-    FEATURES,
     DiscovererTable,
     LearningSettings,
-    LinkValueModel,
     QLearningFrontier,
     first_fetch_reward,
-    link_features,
     refetch_reward,
 )
 from policies.quality import schedule_performance, upper_bound
@@ -107,41 +105,46 @@ def test_the_links_state_generalises_within_one_traversal() -> None:
     assert first > breadth + 0.2
 
 
-def test_link_features_are_one_hot_bins_in_range() -> None:
-    rows = link_features(
-        np.array([0.0, 0.3, 0.9]),
-        np.array([np.nan, 0.05, 0.9]),
-        np.array([0, 12, 500]),
-        np.array([0, 3, 40]),
-        np.array([0.1, 0.0, 1.0]),
+def test_link_tokens_split_words_by_field_and_weigh_each_field_as_one() -> None:
+    tokens = dict(
+        link_tokens(
+            url="http://h/api/java/lang/GarbageCollectorMXBean.html",
+            host="h",
+            depth=2,
+            anchor="GarbageCollectorMXBean",
+            around="",
+            parent_title="Memory management",
+            parent_relevance=None,
+        )
     )
-    assert rows.shape == (3, 5)
-    assert (rows >= 0).all()
-    assert (rows < FEATURES).all()
-    assert (rows[:, 0] == 0).all()  # the bias
-    assert len(set(rows[:, 1])) == 3  # score x parent: unknown parent is its own bin
-    for column in range(1, 5):  # the groups do not overlap
-        assert set(rows[:, column]).isdisjoint(rows[:, column - 1])
+    assert {"a=garbage", "a=collector", "a=mx", "u=java", "u=garbage", "t=memory"} <= set(tokens)
+    assert tokens["h=h"] == 1.0
+    assert tokens["p=seed"] == 1.0
+    assert sum(v**2 for k, v in tokens.items() if k.startswith("a=")) == pytest.approx(1.0)
+    assert not any(k.startswith("c=") for k in tokens)  # an empty field adds nothing
 
 
-def test_the_link_model_starts_as_best_first_and_learns_what_links_lead_to() -> None:
-    model = LinkValueModel(LearningSettings(gamma=0.5))
-    hub_link, plain_link = (
-        link_features(np.array(s), np.array(p), np.array(5), np.array(2), np.array(0.1))
-        for s, p in ((0.02, 0.6), (0.05, 0.01))
-    )
-    assert model.values(hub_link, 0.02) < model.values(plain_link, 0.05)  # best-first
-    relevant_children = link_features(
-        np.full(10, 0.5), np.full(10, 0.01), np.full(10, 10), np.full(10, 3), np.full(10, 0.1)
-    )
-    for _ in range(30):
-        model.update(hub_link, 0.02, model.target(0.02, relevant_children, np.full(10, 0.5)))
-        model.update(plain_link, 0.05, model.target(0.05, relevant_children[:0], np.zeros(0)))
-    assert model.values(hub_link, 0.02) > model.values(plain_link, 0.05)
+def test_the_link_model_is_best_first_until_it_predicts_better_than_the_score() -> None:
+    model = LinkContextModel(n_features=2**10)
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(50)]
+
+    def features(n: int) -> object:
+        return model.features([[(str(rng.choice(words)), 1.0)] for _ in range(n)])
+
+    rows, scores = features(20), rng.random(20)
+    np.testing.assert_array_equal(model.index(rows, scores), scores)
+    for _ in range(300):  # targets the words cannot predict: noise around the score
+        model.update(features(1), 0.5, 0.5 + rng.normal(0, 0.1))
+    assert model.skill() < 0.1
+    np.testing.assert_allclose(model.index(rows, scores), scores, atol=0.05)
 
 
-def candidate(url_id: int, score: float, host: str = "a", depth: int = 1) -> Candidate:
-    return Candidate(url_id, f"http://{host}/{url_id}", host, depth, score)
+def candidate(
+    url_id: int, score: float, host: str = "a", depth: int = 1, anchor: str = ""
+) -> Candidate:
+    context = LinkContext(anchor=anchor)
+    return Candidate(url_id, f"http://{host}/{url_id}", host, depth, score, context=context)
 
 
 def teach(frontier: QLearningFrontier, rounds: int) -> int | None:
@@ -151,7 +154,8 @@ def teach(frontier: QLearningFrontier, rounds: int) -> int | None:
     url_id = 1_000
     for number in range(rounds):
         parent = candidate(url_id, 0.3)
-        hub, plain = candidate(url_id + 1, 0.02), candidate(url_id + 2, 0.1)
+        hub = candidate(url_id + 1, 0.02, anchor="chapters")
+        plain = candidate(url_id + 2, 0.1, anchor="see also")
         frontier.on_fetched(parent, 0.7, [hub, plain])
         frontier.push(hub)
         frontier.push(plain)
@@ -176,7 +180,7 @@ def test_the_live_frontier_learns_to_put_hubs_first_and_keeps_it_in_its_state() 
     assert flipped is not None  # once it has learned, the hub goes first
     assert flipped > 0  # best-first's choice, at first
     parent = candidate(1, 0.3)
-    hub, plain = candidate(2, 0.02), candidate(3, 0.1)
+    hub, plain = candidate(2, 0.02, anchor="chapters"), candidate(3, 0.1, anchor="see also")
     frontier.on_fetched(parent, 0.7, [hub, plain])
     frontier.push(plain)
     frontier.push(hub)
@@ -184,25 +188,50 @@ def test_the_live_frontier_learns_to_put_hubs_first_and_keeps_it_in_its_state() 
 
     restored = QLearningFrontier()
     restored.set_state(frontier.get_state())
-    np.testing.assert_allclose(restored.model.weights, frontier.model.weights)
-    assert restored.model.updates == frontier.model.updates
+    np.testing.assert_allclose(restored.model.weights_, frontier.model.weights_)
+    assert restored.model.updates_ == frontier.model.updates_
+    assert restored.model.skill() == frontier.model.skill() > 0
     with pytest.raises(ValueError, match="unreadable"):
         restored.set_state(b"{not json")
 
 
-def test_reranking_follows_the_model_and_keeps_hosts_apart() -> None:
-    frontier = QLearningFrontier(rerank_every=1)
-    frontier.push(candidate(1, 0.2, host="a"))
+def test_untrained_the_live_frontier_pops_exactly_as_best_first() -> None:
+    rng = np.random.default_rng(3)
+    learned, greedy = QLearningFrontier(), BestFirst()
+    for url_id in range(1, 201):
+        host = f"h{rng.integers(4)}"
+        score = round(float(rng.random()), 2)  # ties too
+        link = candidate(url_id, score, host=host, depth=int(rng.integers(4)), anchor="x y")
+        learned.push(link)
+        greedy.push(link)
+    for step in range(200):
+        open_hosts = {f"h{i}" for i in range(4) if (step >> i) & 1 or step % 5 == 0}
+
+        def ready(host: str, open_hosts: set[str] = open_hosts) -> bool:
+            return host in open_hosts  # hosts closing and opening as politeness would
+
+        expected = greedy.pop(ready)
+        assert learned.pop(ready) is expected
+        if expected is not None:  # what the fetch found teaches nothing yet
+            learned.on_fetched(expected, 0.0, [])
+    assert learned.model.skill() == 0.0
+
+
+def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
+    frontier = QLearningFrontier()
+    frontier.push(candidate(1, 0.2, host="a", anchor="plain"))
     frontier.push(candidate(2, 0.4, host="b"))
-    frontier.push(candidate(3, 0.1, host="a"))
+    frontier.push(candidate(3, 0.1, host="a", anchor="lead"))
     due = Candidate(4, "http://a/source", "a", 0, 0.0, revisit=True)
     frontier.push(due)
-    frontier.model.weights[:] = 0.0
-    frontier.reprioritize()
-    assert len(frontier) == 4
+    model = frontier.model
+    model.updates_, model.warmup, model.errors_[:] = 1, 0.0, (1.0, 0.0)  # fully skilled
+    model.counts_[:] = 1e9  # and sure of every feature
+    lead = model.features([[("a=lead", 1.0)]]).indices[0]
+    model.weights_[lead] = 1.0
+    assert frontier.reprioritize_host("a") == 3
     assert frontier.pop(lambda host: host == "a") is due  # a re-visit stays first
-    assert 4 not in frontier._features  # and is not valued as a discovery
-    assert frontier.pop(lambda host: host == "a").url_id == 1
-    assert frontier.pop(lambda host: True).url_id == 2
-    assert frontier.pop(lambda host: True).url_id == 3
+    assert frontier.pop(lambda host: host == "a").url_id == 3  # the model's choice
+    assert frontier.pop(lambda host: True).url_id == 2  # host b is not re-ranked
+    assert frontier.pop(lambda host: True).url_id == 1
     assert frontier.pop(lambda host: True) is None

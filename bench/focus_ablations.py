@@ -1,0 +1,126 @@
+"""Which part of the Q-learning frontier drives its order on a ground-truth web: live
+crawls of variants with one part taken out, and where each crawl spent its pages.
+
+    python bench/focus_ablations.py --ground-truth /tmp/realweb/truth/memory \
+        --truth-threshold 0.15 [--budget 1000] [--repeat 3] [--per-host-concurrency 4]
+
+Variants: `qlearning` as it is; `untrained` (never learns: best-first's order through
+the same code); `confident` (the correction taken at full weight, no confidence
+shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-words`
+(the link described by its host, depth and parent's relevance only). For each crawl it
+prints recall within the first N pages, the pages fetched of each host holding relevant
+pages, and the model's skill and largest correction at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+from focus import crawl_order, focus, truth_of  # bench/ is on the path of its scripts
+
+from crawler.history import read_ground_truth
+from policies import Candidate, register_frontier_policy
+from policies.link_model import LinkContextModel
+from policies.qlearning import LearningSettings, QLearningFrontier
+
+MADE: dict[str, QLearningFrontier] = {}
+
+
+class _NoWords(QLearningFrontier):
+    def _describe(self, links, parent_relevance=None):  # type: ignore[no-untyped-def]
+        bare = [
+            Candidate(c.url_id, "", c.host, c.depth, c.score, parent_relevance=c.parent_relevance)
+            for c in links
+        ]
+        return super()._describe(bare, parent_relevance)
+
+
+class _Confident(LinkContextModel):
+    def confidence(self, features):  # type: ignore[no-untyped-def]
+        return np.ones(features.shape[0])
+
+    def skill(self) -> float:
+        return 1.0 if self.updates_ else 0.0
+
+
+class _Untrained(LinkContextModel):
+    def update(self, features, score, target):  # type: ignore[no-untyped-def]
+        pass
+
+
+VARIANTS = {
+    "qlearning": lambda: QLearningFrontier(),
+    "untrained": lambda: QLearningFrontier(model=_Untrained()),
+    "confident": lambda: QLearningFrontier(model=_Confident()),
+    "immediate": lambda: QLearningFrontier(LearningSettings(gamma=0.0)),
+    "no-words": lambda: _NoWords(),
+}
+
+
+def _register() -> None:
+    for name, make in VARIANTS.items():
+        label = f"ablation-{name}"
+
+        def factory(make=make, label=label) -> QLearningFrontier:  # type: ignore[no-untyped-def]
+            MADE[label] = frontier = make()
+            return frontier
+
+        register_frontier_policy(label, factory)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--ground-truth", type=Path, required=True)
+    parser.add_argument("--truth-threshold", type=float, default=0.15)
+    parser.add_argument("--budget", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--per-host-concurrency", type=int, default=4)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    args = parser.parse_args()
+    _register()
+    directory = args.ground_truth
+    seeds = (directory / "seeds.txt").read_text().split()
+    topic = (directory / "topic.txt").read_text().strip()
+    hostnames = sorted({urlsplit(url).hostname or "" for url in seeds})
+    truth = read_ground_truth(directory)
+    holding = Counter(urlsplit(u).netloc for u, r in truth.items() if r >= args.truth_threshold)
+    print(f"relevant pages by host: {dict(holding)}")
+    names = ["best-first", *(f"ablation-{v}" for v in args.variants)]
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    for run in range(args.repeat):
+        for name in names:
+            order = await crawl_order(
+                name,
+                seeds,
+                topic,
+                hostnames,
+                args.budget,
+                per_host_concurrency=args.per_host_concurrency,
+            )
+            report = focus(truth_of(order, truth, args.budget), truth, args.truth_threshold)
+            results[name].append(report)
+            spread = Counter(urlsplit(u).netloc for u in order[: args.budget])
+            line = " ".join(f"{k}={v:.3f}" for k, v in report.items() if k.startswith("recall"))
+            line += f" pages of hosts holding relevant ones { ({h: spread[h] for h in holding}) }"
+            frontier = MADE.get(name)
+            if frontier is not None:
+                model = frontier.model
+                line += f" skill {model.skill():.3f} max |w| {np.abs(model.weights_).max():.4f}"
+            print(f"run {run} {name}: {line}", flush=True)
+    print(f"\nmedians over {args.repeat} runs")
+    for name, runs in results.items():
+        keys = [k for k in runs[0] if k.startswith(("recall", "pages_to"))]
+        print(
+            f"{name:<22}"
+            + " ".join(f"{k}={statistics.median(r[k] for r in runs):.3f}" for k in keys)
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,82 @@
+"""The Q-learning frontier's cost per fetch with a large queue: the time `on_fetched`
+takes (learning, describing the new links, re-ranking a share of the queue) and the
+time a full re-ranking would take, with a trained model.
+
+    python bench/rerank_cost.py [--queued 100000] [--fetches 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from policies import Candidate, LinkContext
+from policies.qlearning import QLearningFrontier
+
+WORDS = [f"word{i}" for i in range(2_000)]
+
+
+def reward(candidate: Candidate) -> float:
+    """A relevance the words predict: the share of topic words (the first 200) among a
+    link's, so the model learns and re-ranks."""
+    assert candidate.context is not None
+    found = candidate.context.around.split()
+    return 0.1 * sum(int(word[4:]) < 200 for word in found) / len(found)
+
+
+def link(rng: np.random.Generator, url_id: int) -> Candidate:
+    words = " ".join(rng.choice(WORDS, size=6))
+    host = f"h{rng.integers(20)}"
+    context = LinkContext(anchor=words[:30], around=words, parent_title=words[-20:])
+    return Candidate(
+        url_id,
+        f"http://{host}/{words.replace(' ', '/')}",
+        host,
+        3,
+        float(rng.random()),
+        context=context,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--queued", type=int, default=100_000)
+    parser.add_argument("--fetches", type=int, default=500)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    frontier = QLearningFrontier()
+    url_id = 0
+    parent = link(rng, 0)
+    while len(frontier) < args.queued:  # pages of 30 links, learned from as they come
+        children = [link(rng, url_id + i + 1) for i in range(30)]
+        url_id += 30
+        frontier.on_fetched(parent, reward(parent), children)
+        for child in children:
+            frontier.push(child)
+        parent = children[0]
+    seconds = []
+    for _ in range(args.fetches):
+        popped = frontier.pop(lambda host: True)
+        assert popped is not None
+        children = [link(rng, url_id + i + 1) for i in range(30)]
+        url_id += 30
+        started = time.perf_counter()
+        frontier.on_fetched(popped, reward(popped), children)
+        seconds.append(time.perf_counter() - started)
+        for child in children:
+            frontier.push(child)
+    started = time.perf_counter()
+    frontier.reprioritize()
+    full = time.perf_counter() - started
+    print(
+        f"queued {len(frontier):,}, skill {frontier.model.skill():.3f}: on_fetched median "
+        f"{1e3 * statistics.median(seconds):.2f} ms, 99th percentile "
+        f"{1e3 * float(np.percentile(seconds, 99)):.2f} ms; a full re-ranking {1e3 * full:.0f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""The value of following a link, learned online from the words around it (O'Meara &
+Patel's Q(x, fetch) of eq. (10), with the state a link's context, as Rennie & McCallum
+learn a link's discounted future reward from its anchor, URL and neighbourhood words).
+
+A link is described by hashed features: the words of its anchor, of its URL (camelCase
+and punctuation split), of the text around it, of its parent's title and headings, its
+host, and bins of its parent's relevance and its depth. Q is
+
+    Q(x) = a + b * score(x) + w . phi(x)
+
+where score is best-first's estimate. (a, b) calibrate the score to the reward's units
+by recursive least squares with forgetting; w is fitted online (scikit-learn's
+`SGDRegressor.partial_fit`, a batch of links at a time) to what the calibrated score
+leaves unexplained of eq. (10)'s TD targets. The frontier's index is
+score + c(x) w . phi(x), best-first's score moved by the correction shrunk by the
+confidence c(x) in [0, 1]:
+- c is the model's prequential skill over the calibrated score alone (one minus the
+  ratio of their running squared errors on targets not yet learned from, floored at
+  zero, and shrunk while few links were judged), times the support of the link's
+  features (how often they were learned from);
+- untrained, w is zero and the index is best-first's score, exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction import FeatureHasher
+from sklearn.linear_model import SGDRegressor
+
+N_FEATURES = 2**18
+RELEVANCE_EDGES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
+DEPTH_EDGES = (1, 2, 3, 5, 9)
+MAX_WORDS = 30  # words kept of one context field
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_STOP = frozenset(
+    ["the", "an", "of", "and", "or", "to", "in", "for", "on", "is", "by", "with", "html", "htm"]
+)
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of a text or URL, camelCase and punctuation split."""
+    found = (w.lower() for w in _WORD.findall(text))
+    return [w for w in found if len(w) > 1 and w not in _STOP][:MAX_WORDS]
+
+
+def _bin(value: float, edges: Sequence[float]) -> int:
+    return int(np.searchsorted(edges, value, side="right"))
+
+
+def link_tokens(
+    *,
+    url: str,
+    host: str,
+    depth: int,
+    anchor: str,
+    around: str,
+    parent_title: str,
+    parent_relevance: float | None,
+) -> list[tuple[str, float]]:
+    """A link's features as (name, value) pairs: each field's words weigh 1/sqrt(count),
+    so that a long field does not drown a short one."""
+    path = url.split("://", 1)[-1].partition("/")[2]
+    tokens: list[tuple[str, float]] = [
+        (f"h={host}", 1.0),
+        (f"d={_bin(depth, DEPTH_EDGES)}", 1.0),
+        (
+            "p=seed"
+            if parent_relevance is None
+            else f"p={_bin(parent_relevance, RELEVANCE_EDGES)}",
+            1.0,
+        ),
+    ]
+    for prefix, text in (("a", anchor), ("u", path), ("c", around), ("t", parent_title)):
+        found = set(words(text))
+        weight = 1.0 / np.sqrt(len(found)) if found else 0.0
+        tokens.extend((f"{prefix}={word}", weight) for word in found)
+    return tokens
+
+
+def stack_rows(rows: Sequence[tuple[np.ndarray, np.ndarray]], n_features: int) -> sp.csr_matrix:
+    """Rows of (indices, values) as one sparse matrix."""
+    lengths = np.fromiter((len(indices) for indices, _ in rows), dtype=np.int64, count=len(rows))
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    if not rows:
+        return sp.csr_matrix((0, n_features))
+    indices = np.concatenate([indices for indices, _ in rows])
+    values = np.concatenate([values for _, values in rows])
+    return sp.csr_matrix((values, indices, indptr), shape=(len(rows), n_features))
+
+
+def split_rows(features: sp.csr_matrix) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The rows of a sparse matrix as (indices, values)."""
+    starts = features.indptr
+    return [
+        (features.indices[a:b].copy(), features.data[a:b].copy())
+        for a, b in itertools.pairwise(starts)
+    ]
+
+
+class LinkContextModel:
+    """Q(x, fetch) of links from hashed context features, learned from TD targets."""
+
+    def __init__(
+        self,
+        *,
+        n_features: int = N_FEATURES,
+        step: float = 0.05,
+        ridge: float = 1e-5,
+        forgetting: float = 0.995,
+        support: float = 5.0,
+        warmup: float = 200.0,
+        batch: int = 16,
+        random_state: int = 0,
+    ) -> None:
+        self.n_features = n_features
+        self.step, self.ridge, self.forgetting = step, ridge, forgetting
+        self.support, self.warmup, self.batch = support, warmup, batch
+        self.random_state = random_state
+        self.hasher_ = FeatureHasher(n_features=n_features, input_type="pair", alternate_sign=False)
+        self.regressor_ = SGDRegressor(
+            loss="squared_error",
+            penalty="l2",
+            alpha=ridge,
+            learning_rate="constant",
+            eta0=step,
+            fit_intercept=False,
+            random_state=random_state,
+        )
+        self.weights_ = np.zeros(n_features)
+        self.counts_ = np.zeros(n_features)  # how often each feature was learned from
+        # the score's calibration: forgotten sums of 1, s, s^2, y, s y
+        self.calibration_ = np.zeros(5)
+        self.errors_ = np.zeros(2)  # running squared errors: calibrated score, model
+        self.updates_ = 0
+        self.refits_ = 0
+        # learned from at the next refit: (features, residual target)
+        self._pending: list[tuple[sp.csr_matrix, float]] = []
+
+    def features(self, tokens: Sequence[list[tuple[str, float]]]) -> sp.csr_matrix:
+        if not tokens:  # FeatureHasher cannot transform an empty list
+            return sp.csr_matrix((0, self.n_features))
+        return self.hasher_.transform(tokens).tocsr()
+
+    # -- values ----------------------------------------------------------------------
+
+    def calibration(self) -> tuple[float, float]:
+        """(a, b) of the calibrated score a + b * score; b at least a small positive."""
+        n, s, ss, y, sy = self.calibration_
+        if n < 2:
+            return 0.0, 1.0
+        mean_s, mean_y = s / n, y / n
+        variance = ss / n - mean_s**2
+        slope = (sy / n - mean_s * mean_y) / variance if variance > 1e-12 else 0.0
+        slope = max(slope, 1e-3)
+        return mean_y - slope * mean_s, slope
+
+    def skill(self) -> float:
+        """One minus the model's running squared error over the calibrated score's,
+        shrunk by n / (n + warmup) after n links judged."""
+        base, model = self.errors_
+        if base <= 0.0:
+            return 0.0
+        shrink = self.updates_ / (self.updates_ + self.warmup)
+        return shrink * float(np.clip(1.0 - model / base, 0.0, 1.0))
+
+    def corrections(self, features: sp.csr_matrix) -> np.ndarray:
+        """w . phi(x) of each row."""
+        return np.asarray(features @ self.weights_).ravel()
+
+    def confidence(self, features: sp.csr_matrix) -> np.ndarray:
+        """c(x): the skill times the mean support of each row's features."""
+        skill = self.skill()
+        if skill == 0.0 or features.shape[0] == 0:
+            return np.zeros(features.shape[0])
+        present = features.copy()
+        counts = self.counts_[present.indices]
+        present.data = counts / (counts + self.support)
+        seen = np.asarray(present.sum(axis=1)).ravel() / np.maximum(np.diff(features.indptr), 1)
+        return skill * seen
+
+    def index(self, features: sp.csr_matrix, scores: np.ndarray) -> np.ndarray:
+        """The frontier's priority: best-first's score moved by the confident part of the
+        correction. Score and reward are both cosines with the topic, and the correction
+        is added as it is: divided by the calibration's slope, which is near zero where
+        the score barely predicts the targets, it would drown the score however
+        unconfident (on the testbed, half the harvest of best-first at 500 pages)."""
+        scores = np.asarray(scores, dtype=np.float64)
+        if self.updates_ == 0 or self.skill() == 0.0:
+            return scores.copy()
+        return scores + self.confidence(features) * self.corrections(features)
+
+    def values(self, features: sp.csr_matrix, scores: np.ndarray) -> np.ndarray:
+        """Q(x, fetch) in the reward's units, with the correction shrunk by confidence."""
+        offset, slope = self.calibration()
+        return offset + slope * self.index(features, scores)
+
+    # -- learning --------------------------------------------------------------------
+
+    def update(self, features: sp.csr_matrix, score: float, target: float) -> None:
+        """Learn one fetched link (one row of features, its score) towards `target`."""
+        offset, slope = self.calibration()
+        calibrated = offset + slope * score
+        correction = float(self.corrections(features)[0])
+        if self.calibration_[0] >= 2:  # prequential: judged before it is learned from
+            f = self.forgetting
+            self.errors_ *= f
+            self.errors_ += ((target - calibrated) ** 2, (target - calibrated - correction) ** 2)
+        f = self.forgetting
+        self.calibration_ *= f
+        self.calibration_ += (1.0, score, score * score, target, score * target)
+        offset, slope = self.calibration()
+        self._pending.append((features, target - offset - slope * score))
+        self.counts_[features.indices] += 1.0
+        self.updates_ += 1
+        if len(self._pending) >= self.batch:
+            self.refit()
+
+    def refit(self) -> bool:
+        """Learn the pending links at once (a call of `partial_fit` costs time in
+        proportion to the hashed space, whatever its batch); whether there were any."""
+        if not self._pending:
+            return False
+        features = sp.vstack([row for row, _ in self._pending], format="csr")
+        self.regressor_.partial_fit(features, [residual for _, residual in self._pending])
+        self.weights_ = self.regressor_.coef_
+        self._pending = []
+        self.refits_ += 1
+        return True
+
+    def get_state(self) -> dict[str, object]:
+        self.refit()
+        nonzero = np.flatnonzero(self.weights_)
+        counted = np.flatnonzero(self.counts_)
+        return {
+            "weights": [nonzero.tolist(), self.weights_[nonzero].tolist()],
+            "counts": [counted.tolist(), self.counts_[counted].tolist()],
+            "calibration": self.calibration_.tolist(),
+            "errors": self.errors_.tolist(),
+            "updates": self.updates_,
+        }
+
+    def set_state(self, state: dict[str, object]) -> None:
+        weights = np.zeros(self.n_features)
+        counts = np.zeros(self.n_features)
+        for array, name in ((weights, "weights"), (counts, "counts")):
+            saved: list[list[float]] = state[name]  # type: ignore[assignment]
+            array[np.asarray(saved[0], dtype=np.int64)] = np.asarray(saved[1], dtype=np.float64)
+        calibration = np.asarray(state["calibration"], dtype=np.float64)
+        errors = np.asarray(state["errors"], dtype=np.float64)
+        if calibration.shape != (5,) or errors.shape != (2,):
+            raise ValueError("saved link context model is malformed")
+        if not (np.isfinite(weights).all() and np.isfinite(calibration).all()):
+            raise ValueError("saved link context model has non-finite values")
+        self.weights_, self.counts_ = weights, counts
+        self.calibration_, self.errors_ = calibration, errors
+        self.updates_ = int(state["updates"])  # type: ignore[call-overload]
+        self._pending = []
+        if self.updates_:  # SGDRegressor resumes from the saved weights
+            self.regressor_.partial_fit(sp.csr_matrix((1, self.n_features)), [0.0])
+            self.regressor_.coef_ = weights.copy()
+            self.weights_ = self.regressor_.coef_
