@@ -260,7 +260,12 @@ class Engine:
                 if candidate is not None:
                     self.politeness.start(candidate.host, now)
                     self.fetched.begin(candidate.url)
-                    task = group.create_task(self._visit(candidate, dispatched=now))
+                    visit = self._visit(candidate, dispatched=now)
+                    try:
+                        task = group.create_task(visit)
+                    except RuntimeError:  # the group is shutting down: a failure elsewhere
+                        visit.close()
+                        raise
                     self._visits.add(task)
                     self.admission.started()
                     self._observe_queues()

@@ -107,6 +107,8 @@ def analyze(
             base = canonicalize(base_node.attributes.get("href") or "", base=base)
 
     links: dict[str, Link] = {}
+    # each block's text once: a block of thousands of links would cost its text each time
+    around_of: dict[int, str] = {}
     if not nofollow:
         for anchor in tree.css("a[href]"):
             rel = (anchor.attributes.get("rel") or "").lower().split()
@@ -118,7 +120,11 @@ def analyze(
                 continue
             if target not in links:
                 block = anchor.parent
-                around = _clean(block.text())[:MAX_AROUND_CHARS] if block is not None else ""
+                around = ""
+                if block is not None:
+                    around = around_of.get(block.mem_id, "")
+                    if block.mem_id not in around_of:
+                        around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
                 links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
                 if len(links) >= MAX_LINKS:
                     break
