@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -9,31 +8,8 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from storage import FetchRecord, HostRecord, NewUrl
-
-
-@pytest.fixture
-async def engine(db_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = storage.open_engine(db_url)
-    await storage.create_schema(engine)
-    yield engine
-    await engine.dispose()
-
-
-def fetched(url_id: int, **changes: object) -> FetchRecord:
-    values: dict[str, object] = {
-        "url_id": url_id,
-        "final_url": None,
-        "status": 200,
-        "content_type": "text/html",
-        "content_length": 10,
-        "relevance": 0.5,
-        "title": "t",
-        "fetched_at": datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
-        "error": None,
-    }
-    values.update(changes)
-    return FetchRecord(**values)  # type: ignore[arg-type]
+from storage import HostRecord, NewUrl
+from tests.storage.helpers import fetched
 
 
 async def test_add_urls_returns_only_the_urls_that_were_new(engine: AsyncEngine) -> None:

@@ -3,39 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from storage import FetchRecord, NewUrl
-
-
-@pytest.fixture
-async def engine(db_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = storage.open_engine(db_url)
-    await storage.create_schema(engine)
-    yield engine
-    await engine.dispose()
-
-
-def fetched(url_id: int, **changes: object) -> FetchRecord:
-    values: dict[str, object] = {
-        "url_id": url_id,
-        "final_url": None,
-        "status": 200,
-        "content_type": "text/html",
-        "content_length": 10,
-        "relevance": 0.5,
-        "title": "t",
-        "fetched_at": datetime(2026, 1, 2, tzinfo=UTC),
-        "error": None,
-    }
-    values.update(changes)
-    return FetchRecord(**values)  # type: ignore[arg-type]
+from storage import NewUrl
+from tests.storage.helpers import fetched
 
 
 async def test_a_row_knows_where_its_capture_is_and_keeps_it_when_a_visit_captures_nothing(
