@@ -40,12 +40,12 @@ import numpy as np
 from prometheus_client import CollectorRegistry
 
 from crawler.config import CrawlConfig
-from crawler.history import harvest_rate, read_ground_truth, read_history
+from crawler.reporting.history import harvest_rate, read_ground_truth, read_history
 from crawler.service import run_crawl
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
 from policies import frontier_policy_names
 from policies.quality import schedule_performance, upper_bound
+from testbed.server import Testbed
+from testbed.web import WebSpec
 
 TRULY_RELEVANT = 0.4
 RECALL_TARGET = 0.9

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import numpy as np
 from focus import crawl_order, focus, truth_of  # bench/ is on the path of its scripts
 
-from crawler.history import read_ground_truth
+from crawler.reporting.history import read_ground_truth
 from policies import Candidate, register_frontier_policy
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier

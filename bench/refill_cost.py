@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.frontier_store import BoundedFrontier
+from crawler.pipeline.frontier_store import BoundedFrontier
 from policies import BestFirst
 
 

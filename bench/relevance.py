@@ -13,9 +13,9 @@ import argparse
 
 import numpy as np
 
-from crawler.parse import analyze
-from crawler.testbed_web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
+from crawler.pipeline.parse import analyze
 from policies import TopicScorer
+from testbed.web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
 
 TRULY_RELEVANT = 0.4
 

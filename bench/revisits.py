@@ -35,12 +35,12 @@ from prometheus_client import CollectorRegistry
 
 import storage
 from crawler.config import CrawlConfig
-from crawler.revisits import RevisitSettings, learned_rates
+from crawler.engine.revisits import RevisitSettings, learned_rates
 from crawler.service import run_crawl
-from crawler.testbed import Testbed
-from crawler.testbed_sources import EphemeralSource
-from crawler.testbed_web import WebSpec
 from policies.ephemeral import Source, simulate
+from testbed.server import Testbed
+from testbed.sources import EphemeralSource
+from testbed.web import WebSpec
 
 PAPER = [(1.0, 0.7), (0.7, 0.35), (0.2, 0.7), (0.08, 0.21)]  # (xi, mu per period)
 POLICIES = ("whittle", "greedy", "round-robin")

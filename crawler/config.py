@@ -14,7 +14,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
-from crawler.robots import PRODUCT_TOKEN
+from crawler.errors import ConfigError
+from crawler.net.robots import PRODUCT_TOKEN
 from policies import frontier_policy_names
 from policies.fetcher_pool import pool_policy_names
 
@@ -46,10 +47,6 @@ DEFAULT_WARC_MAX_SIZE = 1_000_000_000  # bytes a WARC file grows to before the n
 DEFAULT_WARC_PREFIX = "crawl"  # WARC files are <prefix>-<timestamp>-<serial>.warc.gz
 _WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 ENV_PREFIX = "CRAWLER_"
-
-
-class ConfigError(ValueError):
-    """A setting is missing or invalid; the message names it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,7 +84,7 @@ class CrawlConfig:
     gamma: float | None = None  # None: gamma(K) for the current mu (policies.fetcher_pool)
     store_text: bool = True
     progress_interval: float = DEFAULT_PROGRESS_INTERVAL
-    revisit: str = "off"  # the re-visit policy for sources (crawler.revisits)
+    revisit: str = "off"  # the re-visit policy for sources (crawler.engine.revisits)
     revisit_period: float = 300.0  # seconds between re-visit plans
     revisit_budget: float = 10.0  # re-visits a period (a source on a slow host costs more)
     interest_half_life: float = 86_400.0  # seconds for a new item's interest to halve

@@ -23,25 +23,25 @@ from yarl import URL
 
 import storage
 from crawler import __version__
-from crawler.admission import Admission
 from crawler.config import ConfigError, CrawlConfig
-from crawler.engine import CrawlSummary, Engine, EngineLimits
-from crawler.fetched_urls import FetchedUrls
-from crawler.fetcher import Fetcher
-from crawler.host_memory import HostMemory
-from crawler.host_turns import HostTurns
-from crawler.metrics import CrawlerMetrics
-from crawler.metrics_server import MetricsServer
-from crawler.netguard import NetworkGuard
-from crawler.politeness import Politeness
-from crawler.pool_control import PoolControl
-from crawler.processor import Processor
-from crawler.revisits import Revisits, RevisitSettings
-from crawler.robots import RobotsCache
-from crawler.urls import BadUrlError, Scope, canonicalize, host_key
-from crawler.visit import Visitor
-from crawler.warc_files import WarcArchive
-from crawler.warc_records import WARC_VERSION
+from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
+from crawler.engine.pool_control import PoolControl
+from crawler.engine.revisits import Revisits, RevisitSettings
+from crawler.net.admission import Admission
+from crawler.net.fetched_urls import FetchedUrls
+from crawler.net.fetcher import Fetcher
+from crawler.net.host_memory import HostMemory
+from crawler.net.host_turns import HostTurns
+from crawler.net.netguard import NetworkGuard
+from crawler.net.politeness import Politeness
+from crawler.net.robots import RobotsCache
+from crawler.net.urls import BadUrlError, Scope, canonicalize, host_key
+from crawler.net.visit import Visitor
+from crawler.pipeline.processor import Processor
+from crawler.pipeline.warc_files import WarcArchive
+from crawler.pipeline.warc_records import WARC_VERSION
+from crawler.telemetry.metrics import CrawlerMetrics
+from crawler.telemetry.metrics_server import MetricsServer
 from policies import TopicScorer, make_frontier_policy
 from policies.fetcher_pool import make_pool_policy
 

@@ -1,7 +1,7 @@
 """A known web graph with known relevance, for replaying crawls over it.
 
 Pages are numbered; each page's links are a slice of one array (compressed sparse rows),
-so a graph of millions of links costs a few arrays. `crawler.ground_truth` builds one
+so a graph of millions of links costs a few arrays. `crawler.reporting.ground_truth` builds one
 from the testbed or reads one from files.
 """
 

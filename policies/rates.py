@@ -14,11 +14,9 @@ import math
 from collections.abc import Iterable
 from typing import Self
 
+from policies.errors import NotFittedError
+
 DEFAULT_HALF_LIFE = 200.0  # observations after which old evidence counts half
-
-
-class NotFittedError(RuntimeError):
-    """A rate was asked for before any duration was observed."""
 
 
 class RateEstimator:

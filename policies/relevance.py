@@ -24,6 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import HashingVectorizer
 
+from policies.errors import NotFittedError
+
 DEFAULT_N_FEATURES = 2**18
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
 DEFAULT_FEEDBACK_WEIGHT = 1.0  # weight of the relevant pages' centroid beside the topic
@@ -32,10 +34,6 @@ IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew 
 LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much
 
 _URL_WORDS = re.compile(r"[A-Za-z]{2,}")
-
-
-class NotFittedError(RuntimeError):
-    """The scorer was used before `fit` was given the topic."""
 
 
 class TermCounter:

@@ -19,9 +19,7 @@ from typing import Self
 
 import numpy as np
 
-
-class NotFittedError(RuntimeError):
-    """An estimate was asked for before any visit was recorded."""
+from policies.errors import NotFittedError
 
 
 def _check_positive(name: str, value: float) -> None:

@@ -9,7 +9,7 @@ looked up under the host's root; a directory's path ending in "/" serves its
 index.html, one without the slash redirects to it (the link leads to the "/" URL).
 Links are read as a crawler reads them (selectolax: `a[href]`, `<base href>`, no
 `rel=nofollow` or meta robots nofollow, the first 5,000 distinct targets) and named with
-the crawler's own `crawler.urls.canonicalize`, so URLs match what a crawl stores; paths
+the crawler's own `crawler.net.urls.canonicalize`, so URLs match what a crawl stores; paths
 the crawler's scope refuses as traps are left out. Only HTML pages reachable from the
 seeds are kept.
 
@@ -41,7 +41,7 @@ from selectolax.lexbor import LexborHTMLParser
 from sklearn.feature_extraction.text import TfidfVectorizer
 from yarl import URL
 
-from crawler.urls import BadUrlError, canonicalize, looks_like_a_trap
+from crawler.net.urls import BadUrlError, canonicalize, looks_like_a_trap
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from realweb import DEFAULT_DIR, Host, is_html, read_hosts
@@ -199,7 +199,7 @@ def score(web: Web, topics: dict[str, str]) -> dict[str, dict[str, float]]:
 def write(
     directory: Path, web: Web, relevance: dict[str, float], topic: str, same_links: Path | None
 ) -> None:
-    """The testbed's ground-truth format (crawler.testbed.Testbed.write_ground_truth).
+    """The testbed's ground-truth format (testbed.server.Testbed.write_ground_truth).
     The link graph is the same for every topic: `same_links`, if given, is a links.tsv
     written already, hard-linked rather than written again (it is some 70 MB)."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -18,8 +18,8 @@ from prometheus_client import CollectorRegistry
 
 from crawler.cli import main
 from crawler.config import CrawlConfig
-from crawler.ground_truth import read_graph
-from crawler.history import read_history
+from crawler.reporting.ground_truth import read_graph
+from crawler.reporting.history import read_history
 from crawler.service import run_crawl
 
 REALWEB = Path(__file__).resolve().parents[2] / "bench" / "realweb"

@@ -19,9 +19,9 @@ from prometheus_client import CollectorRegistry
 
 import storage
 from crawler.config import CrawlConfig
-from crawler.engine import CrawlSummary
+from crawler.engine.engine import CrawlSummary
 from crawler.service import run_crawl
-from crawler.testbed import Testbed
+from testbed.server import Testbed
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

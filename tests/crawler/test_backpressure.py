@@ -10,9 +10,9 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import storage
-from crawler import engine
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
+from crawler.engine import engine
+from testbed.server import Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import GaugeWatch, collection, crawl
 
 BACKLOG, CONCURRENCY, BUFFER = 10, 8, 8

@@ -17,12 +17,12 @@ from prometheus_client import CollectorRegistry
 
 import storage
 from crawler.cli import build_parser, config_from_args, main
-from crawler.collection import export
 from crawler.config import CrawlConfig
-from crawler.demo import free_port
+from crawler.reporting.collection import export
 from crawler.service import run_crawl
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
+from testbed.demo import free_port
+from testbed.server import Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import crawl, stored
 from tests.crawler.test_process import run_args, wait_for_stored
 

@@ -11,8 +11,8 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 import storage
-from crawler.testbed import ServerSpec, Testbed
-from crawler.testbed_web import BROKEN, WebSpec
+from testbed.server import ServerSpec, Testbed
+from testbed.web import BROKEN, WebSpec
 from tests.crawler.helpers import GaugeWatch, collection, crawl, reachable, stored
 
 

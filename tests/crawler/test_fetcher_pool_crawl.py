@@ -7,8 +7,8 @@ import statistics
 import pytest
 from prometheus_client import CollectorRegistry
 
-from crawler.testbed import ServerSpec, Testbed
-from crawler.testbed_web import WebSpec
+from testbed.server import ServerSpec, Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import collection, crawl
 
 

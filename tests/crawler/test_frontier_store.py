@@ -7,7 +7,7 @@ import copy
 import pytest
 
 import storage
-from crawler.frontier_store import BoundedFrontier
+from crawler.pipeline.frontier_store import BoundedFrontier
 from policies import BestFirst, BreadthFirst, Candidate
 from policies.qlearning import QLearningFrontier
 

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 from prometheus_client import CollectorRegistry
 
-from crawler.collection import status
-from crawler.history import read_history
-from crawler.report import summary
+from crawler.reporting.collection import status
+from crawler.reporting.history import read_history
+from crawler.reporting.report import summary
 from policies.fetcher_pool import pool_policy_names
 from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site
 

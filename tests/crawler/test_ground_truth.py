@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crawler import ground_truth
 from crawler.cli import main
-from crawler.ground_truth import GraphFormatError, read_graph
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
+from crawler.reporting.ground_truth import GraphFormatError, read_graph
+from testbed.graph import web_graph
+from testbed.server import Testbed
+from testbed.web import WebSpec
 
 SPEC = WebSpec(pages=600, hosts=3, seed=4)
 
@@ -28,7 +28,7 @@ async def written_graph(directory: Path) -> None:
 async def test_a_written_ground_truth_reads_back_as_the_testbed_graph(tmp_path: Path) -> None:
     await written_graph(tmp_path)
     read = read_graph(tmp_path)
-    built = ground_truth.testbed_graph(SPEC)
+    built = web_graph(SPEC)
     np.testing.assert_allclose(read.relevance, built.relevance, atol=1e-4)  # 4 decimals
     np.testing.assert_array_equal(read.link_start, built.link_start)
     np.testing.assert_array_equal(read.link_target, built.link_target)
@@ -39,7 +39,7 @@ async def test_a_written_ground_truth_reads_back_as_the_testbed_graph(tmp_path: 
 
 
 def test_the_testbed_graph_reaches_what_a_crawl_reaches() -> None:
-    graph = ground_truth.testbed_graph(SPEC)
+    graph = web_graph(SPEC)
     reachable = graph.reachable()
     assert reachable[graph.seeds].all()
     # every reachable page but the seeds has a reachable page linking to it

@@ -11,11 +11,11 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
-from crawler import engine
-from crawler.host_memory import HostMemory
-from crawler.politeness import Feedback, Politeness
-from crawler.robots import RobotsCache, Verdict
-from crawler.writer import StateWrite, StorageWriter
+from crawler.engine import engine
+from crawler.net.host_memory import HostMemory
+from crawler.net.politeness import Feedback, Politeness
+from crawler.net.robots import RobotsCache, Verdict
+from crawler.pipeline.writer import StateWrite, StorageWriter
 from tests.crawler.helpers import SEEN, Handler, collection, crawl, html, links, serve, site
 
 WALL = 1_700_000_000.0  # the wall clock at monotonic 0

@@ -5,7 +5,7 @@ import socket
 import pytest
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from crawler.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
+from crawler.net.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
 
 
 @pytest.mark.parametrize(

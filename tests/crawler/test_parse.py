@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.parse import ContentError, analyze, decode
+from crawler.pipeline.parse import ContentError, analyze, decode
 from policies import TermCounter
 
 COUNTER = TermCounter(n_features=2**12)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from crawler.testbed import ServerSpec, Testbed
-from crawler.testbed_web import WebSpec
+from testbed.server import ServerSpec, Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import collection, reachable, stored
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import storage
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
 from policies.link_model import LinkContextModel
+from testbed.server import Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import collection, crawl
 
 STATE = "frontier.qlearning"

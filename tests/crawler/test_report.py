@@ -9,13 +9,13 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from crawler.cli import main
-from crawler.history import harvest_rate, read_ground_truth, read_history
-from crawler.metrics import CrawlerMetrics
-from crawler.politeness import Politeness
-from crawler.report import summary, write_report
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
-from crawler.timeline import Timeline
+from crawler.net.politeness import Politeness
+from crawler.reporting.history import harvest_rate, read_ground_truth, read_history
+from crawler.reporting.report import summary, write_report
+from crawler.telemetry.metrics import CrawlerMetrics
+from crawler.telemetry.timeline import Timeline
+from testbed.server import Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import crawl
 
 DELAY = 0.02
@@ -134,7 +134,9 @@ def test_report_from_the_command_line_and_its_errors(
 
     bad = tmp_path / "pages.tsv"
     bad.write_text("url\trelevance\nhttp://a/\tlots\n")
-    assert main([*args[:5], "--ground-truth", str(bad)]) == 2
+    with pytest.raises(SystemExit) as refused:
+        main([*args[:5], "--ground-truth", str(bad)])
+    assert refused.value.code == 2
     assert f"{bad}:2" in capsys.readouterr().err
 
     missing = f"sqlite+aiosqlite:///{tmp_path}/none.db"

@@ -15,12 +15,12 @@ from aiohttp import ClientSession
 from prometheus_client import CollectorRegistry
 
 from crawler.cli import main
-from crawler.collection import format_status, status, top_sources
 from crawler.config import ConfigError, build_config
-from crawler.revisits import RevisitSettings, learned_rates
-from crawler.testbed import Testbed
-from crawler.testbed_sources import EphemeralSource
-from crawler.testbed_web import WebSpec
+from crawler.engine.revisits import RevisitSettings, learned_rates
+from crawler.reporting.collection import format_status, status, top_sources
+from testbed.server import Testbed
+from testbed.sources import EphemeralSource
+from testbed.web import WebSpec
 from tests.crawler.helpers import collection, crawl
 from tests.crawler.helpers import sources as load_sources
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from aiohttp import ClientSession
 
-from crawler.testbed import Testbed
-from crawler.testbed_web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
+from testbed.server import Testbed
+from testbed.web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
 from tests.crawler.helpers import collection
 
 

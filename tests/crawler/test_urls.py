@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from yarl import URL
 
-from crawler.urls import (
+from crawler.net.urls import (
     MAX_URL_LENGTH,
     BadUrlError,
     Scope,

@@ -12,10 +12,10 @@ import pytest
 from aiohttp import web
 
 from crawler.cli import main
-from crawler.testbed import Testbed
-from crawler.testbed_sources import EphemeralSource
-from crawler.testbed_web import WebSpec
-from crawler.warc_files import WarcError
+from crawler.pipeline.warc_files import WarcError
+from testbed.server import Testbed
+from testbed.sources import EphemeralSource
+from testbed.web import WebSpec
 from tests.crawler.helpers import collection, crawl, html, links, serving, site, stored
 from tests.crawler.warcs import captures, read_records, twice, warc_files, warcio_check
 

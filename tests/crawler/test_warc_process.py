@@ -7,8 +7,8 @@ import random
 import signal
 from pathlib import Path
 
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
+from testbed.server import Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import collection
 from tests.crawler.test_process import run_args, wait_for_stored
 from tests.crawler.warcs import captures, read_records, twice, warcio_check

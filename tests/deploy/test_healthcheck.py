@@ -11,10 +11,10 @@ from pathlib import Path
 from aiohttp import ClientConnectorError, ClientSession
 
 from crawler.config import CrawlConfig
-from crawler.demo import free_port
-from crawler.healthcheck import health_url
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
+from crawler.telemetry.healthcheck import health_url
+from testbed.demo import free_port
+from testbed.server import Testbed
+from testbed.web import WebSpec
 from tests.deploy.tools import DEPLOY
 
 MOUNTED_CONFIG = "/etc/crawler/crawl.toml"

@@ -15,12 +15,12 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import storage
-from crawler import engine
 from crawler.config import CrawlConfig
-from crawler.demo import free_port
+from crawler.engine import engine
 from crawler.service import run_crawl
-from crawler.testbed import Testbed
-from crawler.testbed_web import WebSpec
+from testbed.demo import free_port
+from testbed.server import Testbed
+from testbed.web import WebSpec
 from tests.crawler.helpers import GaugeWatch
 from tests.deploy.test_prometheus import SCRAPE_SECONDS, firing, process, shortened_rules
 from tests.deploy.tools import DEPLOY, require

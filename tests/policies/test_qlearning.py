@@ -6,8 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crawler import ground_truth
-from crawler.testbed_web import WebSpec
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, link_tokens
@@ -20,6 +18,8 @@ from policies.qlearning import (
 )
 from policies.quality import schedule_performance, upper_bound
 from policies.traversals import run_traversals
+from testbed.graph import web_graph
+from testbed.web import WebSpec
 
 
 def test_the_reward_of_eq_11() -> None:
@@ -88,7 +88,7 @@ def test_random_schedules_sit_between_nothing_and_the_upper_bound() -> None:
 def test_the_papers_shape_on_the_testbed() -> None:
     """Figure 3: Q-learning passes fringe greedy within about 7 traversals and reaches
     about 0.96 of the upper bound by 30."""
-    graph = ground_truth.testbed_graph(WebSpec(pages=5_000))
+    graph = web_graph(WebSpec(pages=5_000))
     greedy = run_traversals(graph, "best-first", 1).p_over_upper[0]
     random = np.mean(run_traversals(graph, "random", 3).p_over_upper)
     learned = run_traversals(graph, "qlearning", 30).p_over_upper
@@ -99,7 +99,7 @@ def test_the_papers_shape_on_the_testbed() -> None:
 
 
 def test_the_links_state_generalises_within_one_traversal() -> None:
-    graph = ground_truth.testbed_graph(WebSpec(pages=3_000, seed=2))
+    graph = web_graph(WebSpec(pages=3_000, seed=2))
     breadth = run_traversals(graph, "bfs", 1).p_over_upper[0]
     first = run_traversals(graph, "qlearning", 1, state="links").p_over_upper[0]
     assert first > breadth + 0.2

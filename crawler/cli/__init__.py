@@ -1,0 +1,46 @@
+"""The `crawler` command. Each command group lives in a module of its own: crawling
+(`run`, `demo`, `healthcheck`), the collection (`export`, `status`), the report, and
+research (`testbed`, `plan`, `simulate`, `experiment`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from crawler import __version__
+from crawler.cli import collection, crawl, report, research
+from crawler.cli.crawl import RUN_FLAGS, config_from_args
+from crawler.errors import SettingsError, WarcError
+from storage import StorageError
+
+__all__ = ["RUN_FLAGS", "build_parser", "config_from_args", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="crawler", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"crawler {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for group in (crawl, collection, report, research):
+        group.add_commands(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose + 1, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.handler(args))
+    except SettingsError as error:  # the input is wrong: nothing ran
+        parser.exit(2, f"crawler: error: {error}\n")
+    except (StorageError, WarcError, OSError) as error:  # the disk, the database, a file
+        parser.exit(1, f"crawler: error: {error}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""A host's turn, taken and given back by one `async with`.
+
+    async with turns.take(host) as turn:   # waits for the host's turn, and for a place
+        response = await fetch(...)
+        turn.answered(Feedback.SUCCESS)    # the request was made: the delay is owed
+
+On leaving, the host's slot is given back: with the delay owed after an answer (or a
+failure) if a request was made, with none if not (refused by robots.txt, by the
+network guard, or cancelled before asking). A visit waiting for a turn holds no place
+to fetch (`crawler.net.admission`); when the turn comes it goes on once a place is free,
+before any new visit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from crawler.net.admission import Admission
+from crawler.net.host_memory import HostMemory
+from crawler.net.politeness import Feedback, Politeness
+
+POLL_INTERVAL = 0.25  # longest sleep while waiting for a host's turn
+
+
+@dataclass(slots=True)
+class Turn:
+    host: str
+    waited: float  # seconds spent waiting for it
+    feedback: Feedback | None = None  # None: no request was made
+    retry_after: float | None = None
+
+    def answered(self, feedback: Feedback, retry_after: float | None = None) -> None:
+        """A request was made in this turn, and ended so."""
+        self.feedback, self.retry_after = feedback, retry_after
+
+
+class HostTurns:
+    def __init__(
+        self,
+        *,
+        politeness: Politeness,
+        hosts: HostMemory,
+        admission: Admission,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.politeness = politeness
+        self.hosts = hosts
+        self.admission = admission
+        self.clock = clock
+        self._place_freed = asyncio.Event()
+
+    @contextlib.asynccontextmanager
+    async def take(self, host: str, *, taken: bool = False) -> AsyncIterator[Turn]:
+        """`host`'s turn for one request; `taken`: the dispatcher has taken it already."""
+        turn = Turn(host, 0.0 if taken else await self._wait_for(host))
+        try:
+            yield turn
+        finally:
+            if turn.feedback is None:
+                self.politeness.release(host)
+            else:
+                self.politeness.finish(host, self.clock(), turn.feedback, turn.retry_after)
+                self.hosts.changed(host)
+
+    def waiting_ready(self, now: float) -> int:
+        """Waiting visits whose host's turn has come: they go before any new visit."""
+        ready = self.politeness.ready
+        return sum(n for host, n in self.admission.waiting.items() if ready(host, now))
+
+    def place_freed(self) -> None:
+        """A visit ended: the waiting ones look again."""
+        self._place_freed.set()
+        self._place_freed.clear()
+
+    async def _wait_for(self, host: str) -> float:
+        """Wait for `host`'s turn, then take its slot; the seconds waited."""
+        now = started = self.clock()
+        if self.politeness.ready(host, now):  # the visit keeps its place to fetch
+            self.politeness.start(host, now)
+            return 0.0
+        self.admission.wait_began(host)
+        try:
+            while True:
+                ready_at = self.politeness.ready_at(host)
+                if ready_at is None or ready_at <= now:  # no place yet: until one is freed
+                    wait = POLL_INTERVAL
+                else:
+                    wait = min(ready_at - now, POLL_INTERVAL)
+                # a timeout scope, not wait_for: that would make a task of every wait
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(max(wait, 0.001)):
+                        await self._place_freed.wait()
+                now = self.clock()
+                if self.politeness.ready(host, now) and self.admission.may_resume():
+                    self.politeness.start(host, now)
+                    return now - started
+        finally:
+            self.admission.wait_ended(host)

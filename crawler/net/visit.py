@@ -1,0 +1,252 @@
+"""Visiting one URL: robots.txt, politeness and every redirect hop, one request at a time.
+
+Every request is made in its host's turn (`crawler.net.host_turns`): the dispatcher has
+taken the first host's; a redirect then waits for the next host's, is checked against
+scope, robots.txt and the network guard, and only then is fetched. Holding a host's
+turn, a visit first reads the host's state back if memory has dropped it
+(`crawler.net.host_memory`), then consults its robots.txt, fetching it in that turn if it
+is not known. Each URL's outcome is decided here, once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from yarl import URL
+
+from crawler.net.exchange import Exchange
+from crawler.net.fetched_urls import FetchedUrls
+from crawler.net.fetcher import Fetcher, FetchError, Response
+from crawler.net.host_memory import HostMemory
+from crawler.net.host_turns import HostTurns, Turn
+from crawler.net.politeness import Feedback
+from crawler.net.robots import MAX_ROBOTS_REDIRECTS, RobotsCache, RobotsEntry, Verdict
+from crawler.net.urls import BadUrlError, Scope, canonicalize, host_key
+from crawler.outcomes import Outcome
+from policies import Candidate
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+THROTTLE_STATUSES = frozenset({429, 503})
+
+
+@dataclass(frozen=True, slots=True)
+class Visit:
+    candidate: Candidate
+    outcome: Outcome
+    final_url: str | None = None
+    response: Response | None = None
+    fetched_at: datetime | None = None
+    seconds: float = 0.0  # time spent on the page's own request
+    waited: float = 0.0  # time spent part-way waiting for a host's turn, not fetching
+    hops: tuple[str, ...] = ()  # the redirect targets taken on, in order
+    exchanges: tuple[Exchange, ...] = ()  # every answer, robots.txt too, when captured
+    robots_fetched: tuple[str, ...] = ()  # hosts whose robots.txt this visit fetched
+
+    @property
+    def status(self) -> int | None:
+        return None if self.response is None else self.response.status
+
+
+@dataclass(slots=True)
+class _Trail:
+    """What a visit gathers on its way, for its `Visit`."""
+
+    waited: float = 0.0
+    hops: list[str] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    robots_fetched: list[str] = field(default_factory=list)
+
+    def answer(self, response: Response) -> None:
+        if response.exchange is not None:
+            self.exchanges.append(response.exchange)
+
+
+class Visitor:
+    def __init__(
+        self,
+        *,
+        fetcher: Fetcher,
+        fetched: FetchedUrls,
+        turns: HostTurns,
+        robots: RobotsCache,
+        hosts: HostMemory,
+        scope: Scope,
+        max_redirects: int,
+        max_retries: int,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
+    ) -> None:
+        self.fetcher = fetcher
+        self.fetched = fetched
+        self.turns = turns
+        self.politeness = turns.politeness
+        self.robots = robots
+        self.hosts = hosts
+        self.scope = scope
+        self.max_redirects = max_redirects
+        self.max_retries = max_retries
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.conditional_headers = conditional_headers  # for re-visits, of the first hop
+
+    async def visit(self, candidate: Candidate) -> Visit:
+        """Fetch `candidate`, whose host's turn the dispatcher has taken. The redirect
+        targets it takes on stay under way in `fetched` until the caller ends them."""
+        trail = _Trail()
+        try:
+            visit = await self._hops(candidate, trail)
+        except BaseException:
+            self.fetched.end(trail.hops)
+            raise
+        return dataclasses.replace(
+            visit,
+            waited=trail.waited,
+            hops=tuple(trail.hops),
+            exchanges=tuple(trail.exchanges),
+            robots_fetched=tuple(trail.robots_fetched),
+        )
+
+    async def _hops(self, candidate: Candidate, trail: _Trail) -> Visit:
+        url, host = URL(candidate.url, encoded=True), candidate.host
+        chain = {candidate.url}
+        taken = True  # the first host's turn, by the dispatcher
+        # robots.txt just asked for this host: its rules, or where it redirected
+        found: RobotsEntry | URL | None = None
+        while True:
+            if isinstance(found, URL):
+                found = await self._follow_robots(host, found, trail)
+            async with self.turns.take(host, taken=taken) as turn:
+                taken = False
+                trail.waited += turn.waited
+                await self.hosts.ensure(host)  # read back, if memory had dropped it
+                entry = found or self.robots.get(host, self.wall_clock())
+                found = None
+                if entry is None:  # asked in this turn; the page waits for the next
+                    robots = url.origin().with_path("/robots.txt")
+                    try:
+                        found = await self._ask_robots(turn, host, robots, trail, first=True)
+                    except FetchError as error:  # a refused address: no request was made
+                        return Visit(candidate, error.outcome, str(url))
+                    trail.robots_fetched.append(host)
+                    continue
+                verdict = self.robots.verdict(entry, str(url))
+                if verdict is Verdict.UNAVAILABLE:
+                    now = self.clock()
+                    self.politeness.defer(host, now, now + self.robots.retry)
+                    self.hosts.changed(host)
+                    return Visit(candidate, Outcome.DEFERRED, str(url))
+                if verdict is Verdict.DISALLOW:
+                    return Visit(candidate, Outcome.ROBOTS, str(url))
+                started = self.clock()
+                first_hop = len(chain) == 1
+                try:
+                    response = await self.fetcher.get(
+                        url, self.conditional_headers(candidate) if first_hop else None
+                    )
+                except FetchError as error:
+                    turn.answered(Feedback.FAILURE)
+                    return Visit(
+                        candidate,
+                        error.outcome,
+                        str(url),
+                        seconds=self.clock() - started,
+                        fetched_at=_utc(self.wall_clock()),
+                    )
+                trail.answer(response)
+                turn.answered(_feedback(response), response.retry_after)
+            fetched_at = _utc(self.wall_clock())
+            seconds = self.clock() - started
+            if response.status not in REDIRECT_STATUSES or not response.location:
+                outcome = self._outcome(candidate, response)
+                return Visit(candidate, outcome, str(url), response, fetched_at, seconds)
+            try:
+                target = canonicalize(response.location, base=url)
+            except BadUrlError:
+                return Visit(candidate, Outcome.BAD_REDIRECT, str(url), response, fetched_at)
+            refused = self._refused_hop(chain, target)
+            if refused is None and not await self.fetched.claim(str(target)):
+                refused = Outcome.DUPLICATE
+            if refused is not None:
+                return Visit(candidate, refused, str(target), response, fetched_at)
+            chain.add(str(target))
+            trail.hops.append(str(target))
+            url, host = target, host_key(target)
+
+    def _refused_hop(self, chain: set[str], target: URL) -> Outcome | None:
+        """Why a redirect to `target` is not followed, if it is not."""
+        if str(target) in chain:
+            return Outcome.REDIRECT_LOOP
+        if len(chain) > self.max_redirects:
+            return Outcome.TOO_MANY_REDIRECTS
+        if not self.scope.allows(target):
+            return Outcome.OUT_OF_SCOPE
+        return None
+
+    def _outcome(self, candidate: Candidate, response: Response) -> Outcome:
+        if response.status == 304 and candidate.revisit:
+            return Outcome.NOT_MODIFIED
+        if response.status in THROTTLE_STATUSES and candidate.attempts < self.max_retries:
+            return Outcome.THROTTLED
+        if response.status >= 400 or response.status in REDIRECT_STATUSES:
+            return Outcome.HTTP_ERROR
+        if response.truncated:
+            return Outcome.TOO_LARGE
+        if not response.is_html:
+            return Outcome.NOT_HTML
+        return Outcome.OK
+
+    async def _follow_robots(self, host: str, target: URL, trail: _Trail) -> RobotsEntry:
+        """Follow `host`'s robots.txt redirects from `target`, up to five in all (RFC
+        9309), each hop in its own host's turn and through the fetcher, so the network
+        guard sees every address; the rules found, stored."""
+        for _ in range(MAX_ROBOTS_REDIRECTS):
+            async with self.turns.take(host_key(target)) as hop:
+                trail.waited += hop.waited
+                found = await self._ask_robots(hop, host, target, trail)
+            if not isinstance(found, URL):
+                return found
+            target = found
+        return self._store_robots(host, 404, None)  # not within five: allows everything
+
+    async def _ask_robots(
+        self, turn: Turn, host: str, target: URL, trail: _Trail, *, first: bool = False
+    ) -> RobotsEntry | URL:
+        """One request for `host`'s robots.txt at `target`, in `turn`: the rules found
+        (stored before the turn ends: their Crawl-delay spaces this request), or where
+        a redirect leads. Raises FetchError only when the `first` request's address is
+        refused: no request was made."""
+        try:
+            response = await self.fetcher.get_robots(target)
+        except FetchError as error:
+            if error.outcome is Outcome.PRIVATE_NETWORK:
+                if first:
+                    raise
+            else:
+                turn.answered(Feedback.FAILURE)
+            return self._store_robots(host, None, None)  # no answer: unavailable
+        trail.answer(response)
+        turn.answered(_feedback(response), response.retry_after)
+        if response.status in REDIRECT_STATUSES and response.location:
+            try:
+                return canonicalize(response.location, base=target)
+            except BadUrlError:
+                return self._store_robots(host, None, None)  # a redirect to nowhere
+        return self._store_robots(host, response.status, response.text())
+
+    def _store_robots(self, host: str, status: int | None, body: str | None) -> RobotsEntry:
+        entry = self.robots.store(host, status, body, self.wall_clock())
+        self.politeness.set_crawl_delay(host, self.robots.crawl_delay(entry))
+        return entry
+
+
+def _feedback(response: Response) -> Feedback:
+    return Feedback.THROTTLED if response.status in THROTTLE_STATUSES else Feedback.SUCCESS
+
+
+def _utc(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(timestamp, UTC)

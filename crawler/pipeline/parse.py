@@ -1,0 +1,148 @@
+"""Parsing an HTML page with selectolax: title, text, links with anchor text.
+
+`analyze` is a pure function of the body: it also counts the page's and links' terms
+(stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import re
+from dataclasses import dataclass
+
+import scipy.sparse as sp
+from selectolax.lexbor import LexborHTMLParser
+from yarl import URL
+
+from crawler.errors import ContentError
+from crawler.net.urls import BadUrlError, canonicalize
+from policies import TermCounter, url_words
+
+MAX_LINKS = 5_000  # links kept from one page
+MAX_TEXT_CHARS = 200_000  # text kept from one page
+MAX_ANCHOR_CHARS = 200
+MAX_AROUND_CHARS = 160
+MAX_HEADINGS_CHARS = 300
+SNIFF_BYTES = 4096  # where a <meta charset> is looked for
+
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
+)
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    url: str
+    anchor: str
+    around: str = ""  # the text of the block the link sits in, for the frontier policy
+
+
+@dataclass(frozen=True, slots=True)
+class PageAnalysis:
+    title: str | None
+    text: str
+    links: tuple[Link, ...]
+    noindex: bool
+    nofollow: bool
+    page_counts: sp.csr_matrix  # 1 x n_features
+    link_counts: sp.csr_matrix  # len(links) x n_features
+    headings: str = ""  # the title and h1-h2 headings, for the frontier policy
+
+
+def decode(body: bytes, header_charset: str | None) -> str:
+    """Text of an HTML body: the header's charset, else <meta charset>, else UTF-8."""
+    if b"\x00" in body[:SNIFF_BYTES]:
+        raise ContentError("binary body (NUL bytes)")
+    for candidate in (header_charset, _meta_charset(body)):
+        if candidate:
+            try:
+                codecs.lookup(candidate)
+            except LookupError:
+                continue
+            return body.decode(candidate, errors="replace")
+    return body.decode("utf-8", errors="replace")
+
+
+def _meta_charset(body: bytes) -> str | None:
+    match = _META_CHARSET.search(body[:SNIFF_BYTES])
+    return match.group(1).decode("ascii", errors="ignore") if match else None
+
+
+def _robots_directives(value: str | None) -> set[str]:
+    if not value:
+        return set()
+    return {part.strip().lower() for part in value.split(",")}
+
+
+def analyze(
+    body: bytes,
+    *,
+    url: str,
+    charset: str | None,
+    x_robots_tag: str | None,
+    counter: TermCounter,
+) -> PageAnalysis:
+    html = decode(body, charset)
+    tree = LexborHTMLParser(html)
+
+    directives = _robots_directives(x_robots_tag)
+    for meta in tree.css("meta[name]"):
+        if (meta.attributes.get("name") or "").strip().lower() == "robots":
+            directives |= _robots_directives(meta.attributes.get("content"))
+    noindex = bool(directives & {"noindex", "none"})
+    nofollow = bool(directives & {"nofollow", "none"})
+
+    title_node = tree.css_first("title")
+    title = _clean(title_node.text()) if title_node is not None else None
+
+    base = URL(url, encoded=True)
+    base_node = tree.css_first("base[href]")
+    if base_node is not None:
+        with contextlib.suppress(BadUrlError):
+            base = canonicalize(base_node.attributes.get("href") or "", base=base)
+
+    links: dict[str, Link] = {}
+    # each block's text once: a block of thousands of links would cost its text each time
+    around_of: dict[int, str] = {}
+    if not nofollow:
+        for anchor in tree.css("a[href]"):
+            rel = (anchor.attributes.get("rel") or "").lower().split()
+            if "nofollow" in rel:
+                continue
+            try:
+                target = str(canonicalize(anchor.attributes.get("href") or "", base=base))
+            except BadUrlError:
+                continue
+            if target not in links:
+                block = anchor.parent
+                around = ""
+                if block is not None:
+                    around = around_of.get(block.mem_id, "")
+                    if block.mem_id not in around_of:
+                        around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
+                links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
+                if len(links) >= MAX_LINKS:
+                    break
+
+    headings = " ".join([title or "", *(_clean(node.text()) for node in tree.css("h1, h2")[:8])])[
+        :MAX_HEADINGS_CHARS
+    ]
+    tree.strip_tags(["script", "style", "noscript", "template"])
+    body_node = tree.body
+    text = _clean(body_node.text(separator=" ")) if body_node is not None else ""
+    text = text[:MAX_TEXT_CHARS]
+
+    link_list = tuple(links.values())
+    # one call for the page and its links: the vectorizer's overhead is per call
+    counts = counter.count(
+        [f"{title or ''} {text}", *(f"{link.anchor} {url_words(link.url)}" for link in link_list)]
+    )
+    return PageAnalysis(
+        title, text, link_list, noindex, nofollow, counts[:1], counts[1:], headings.strip()
+    )
+
+
+def _clean(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip()

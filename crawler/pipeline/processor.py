@@ -1,0 +1,150 @@
+"""The response processor (the papers' indexing engine): parse, score, and hand to storage.
+
+CPU work on the event loop: its time per page is the service rate the fetcher pool
+models estimate. Relevance weighting and link estimates use the one online TF-IDF model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from yarl import URL
+
+import storage
+from crawler.net.exchange import Exchange
+from crawler.net.urls import Scope, host_key
+from crawler.net.visit import Visit
+from crawler.outcomes import Outcome
+from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
+from crawler.pipeline.writer import PageSignature, PageWrite
+from policies import LinkContext, TopicScorer
+
+
+@dataclass(frozen=True, slots=True)
+class Processed:
+    write: PageWrite
+    outcome: Outcome  # may differ from the visit's: an unreadable page is BAD_CONTENT
+    relevance: float | None
+
+
+class Processor:
+    def __init__(
+        self,
+        *,
+        scorer: TopicScorer,
+        scope: Scope,
+        store_text: bool,
+        relevance_threshold: float,
+    ) -> None:
+        self.scorer = scorer
+        self.scope = scope
+        self.store_text = store_text
+        self.relevance_threshold = relevance_threshold
+
+    def process(self, visit: Visit) -> Processed:
+        outcome = visit.outcome
+        fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
+        if outcome is Outcome.NOT_MODIFIED:
+            signature = PageSignature(fetched_at=fetched_at)
+            write = PageWrite(
+                visit.candidate,
+                None,
+                signature=signature,
+                reached=_reached(visit),
+                captures=page_captures(visit),
+            )
+            return Processed(write, outcome, None)
+        analysis: PageAnalysis | None = None
+        response = visit.response
+        if outcome is Outcome.OK and response is not None and response.body is not None:
+            try:
+                analysis = analyze(
+                    response.body,
+                    url=visit.final_url or visit.candidate.url,
+                    charset=response.charset,
+                    x_robots_tag=response.x_robots_tag,
+                    counter=self.scorer.counter_,
+                )
+            except (ContentError, ValueError, UnicodeError):
+                outcome = Outcome.BAD_CONTENT
+
+        relevance: float | None = None
+        links: list[storage.NewUrl] = []
+        contexts: dict[str, LinkContext] = {}
+        title = text = None
+        if analysis is not None:
+            self.scorer.partial_fit_counts(analysis.page_counts)
+            relevance = float(self.scorer.score_counts(analysis.page_counts)[0])
+            if relevance >= self.relevance_threshold:
+                self.scorer.add_feedback(analysis.page_counts)
+            links = self._new_links(visit, analysis, relevance)
+            contexts = {
+                link.url: LinkContext(link.anchor, link.around, analysis.headings)
+                for link in analysis.links
+            }
+            if not analysis.noindex:
+                title = analysis.title
+                text = analysis.text if self.store_text else None
+        elif outcome is Outcome.OK:
+            outcome = Outcome.BAD_CONTENT
+
+        record = storage.FetchRecord(
+            url_id=visit.candidate.url_id,
+            final_url=visit.final_url,
+            status=visit.status,
+            content_type=None if response is None else response.content_type,
+            content_length=None if response is None else response.size,
+            relevance=relevance,
+            title=title,
+            fetched_at=visit.fetched_at or storage.utc_now(),
+            error=outcome.error,
+            text=text,
+        )
+        signature = PageSignature(fetched_at=fetched_at)
+        if analysis is not None and response is not None and response.body is not None:
+            signature = PageSignature(
+                response.etag,
+                response.last_modified,
+                hashlib.blake2b(response.body, digest_size=8).hexdigest(),
+                fetched_at,
+            )
+        write = PageWrite(
+            visit.candidate,
+            record,
+            links,
+            signature,
+            _reached(visit),
+            page_captures(visit),
+            contexts,
+        )
+        return Processed(write, outcome, relevance)
+
+    def _new_links(
+        self, visit: Visit, analysis: PageAnalysis, relevance: float
+    ) -> list[storage.NewUrl]:
+        if not analysis.links:
+            return []
+        depth = visit.candidate.depth + 1
+        scores = self.scorer.estimate_links(analysis.link_counts, relevance)
+        parent = visit.candidate.url
+        links = []
+        for link, score in zip(analysis.links, scores, strict=True):
+            url = URL(link.url, encoded=True)
+            if self.scope.allows(url, depth):
+                links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
+        return links
+
+
+def page_captures(visit: Visit) -> tuple[Exchange, ...]:
+    """The page's answers, redirects included; robots.txt's are written apart."""
+    return tuple(exchange for exchange in visit.exchanges if not exchange.robots)
+
+
+def _reached(visit: Visit) -> list[storage.NewUrl]:
+    """The redirect targets the visit took on: known and done from now on."""
+    candidate = visit.candidate
+    return [
+        storage.NewUrl(hop, host_key(URL(hop, encoded=True)), candidate.depth, 0.0, candidate.url)
+        for hop in visit.hops
+    ]

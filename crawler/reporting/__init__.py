@@ -1,0 +1,1 @@
+"""Reading a crawl back: status, export, its history, the HTML report, ground truths."""

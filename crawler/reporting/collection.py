@@ -1,0 +1,175 @@
+"""Reading the collection while a crawl may be writing it: export and status."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy.engine import make_url
+
+import storage
+from crawler.config import DEFAULT_RELEVANCE_THRESHOLD
+from crawler.telemetry.timeline import requests_per_page
+from policies.source_rates import change_rates
+
+EXPORT_FIELDS = (
+    "url",
+    "final_url",
+    "host",
+    "status",
+    "content_type",
+    "relevance",
+    "title",
+    "depth",
+    "discovered_from",
+    "fetched_at",
+    "fetch_count",
+    "error",
+    "warc_file",
+    "warc_offset",
+)
+EXPORT_FORMATS = ("jsonl", "csv")
+
+
+def check_database_exists(db: str) -> None:
+    """Reading must not create an empty SQLite file where the user mistyped a path."""
+    try:
+        url = make_url(db)
+    except Exception as error:  # sqlalchemy raises several kinds for a bad URL
+        raise storage.StorageError(f"bad database URL {db!r}: {error}") from error
+    on_disk = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+    if on_disk and not Path(str(url.database)).is_file():
+        raise storage.StorageError(f"no crawl database at {url.database!r}")
+
+
+def export_row(record: storage.ExportRecord) -> dict[str, Any]:
+    row = {name: getattr(record, name) for name in EXPORT_FIELDS}
+    if record.fetched_at is not None:
+        row["fetched_at"] = record.fetched_at.isoformat(timespec="microseconds")
+    return row
+
+
+async def export(
+    db: str, out: IO[str], *, fmt: str = "jsonl", min_relevance: float | None = None
+) -> int:
+    """Write one record per fetched URL; return how many."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
+    check_database_exists(db)
+    engine = storage.open_engine(db)
+    count = 0
+    try:
+        with _writer(out, fmt) as write:
+            async with engine.connect() as connection:
+                async for record in storage.iter_export(connection, min_relevance=min_relevance):
+                    write(export_row(record))
+                    count += 1
+    finally:
+        await engine.dispose()
+    return count
+
+
+@contextmanager
+def _writer(out: IO[str], fmt: str) -> Iterator[Any]:
+    if fmt == "csv":
+        table = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+        table.writeheader()
+        yield table.writerow
+    else:
+        yield lambda row: out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+async def status(db: str, *, relevance_threshold: float | None = None) -> storage.CrawlStatus:
+    check_database_exists(db)
+    engine = storage.open_engine(db)
+    try:
+        async with engine.connect() as connection:
+            if relevance_threshold is None:
+                meta = await storage.get_meta(connection)
+                relevance_threshold = float(
+                    meta.get("relevance_threshold", DEFAULT_RELEVANCE_THRESHOLD)
+                )
+            report = await storage.crawl_status(connection, relevance_threshold=relevance_threshold)
+            timeline = await storage.load_timeline(connection)
+        return dataclasses.replace(report, requests_per_page=requests_per_page(timeline))
+    finally:
+        await engine.dispose()
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSummary:
+    """What a source's re-visits have shown, as measured (no prior)."""
+
+    url: str
+    visits: int  # re-visits
+    arrival_rate: float | None  # new URLs a second
+    change_rate: float | None  # changes a second (Cho & Garcia-Molina)
+    worth: float | None  # mean relevance of its items
+
+
+async def top_sources(db: str, *, limit: int = 10) -> list[SourceSummary]:
+    """The sources that publish the most, by their measured arrival rate."""
+    check_database_exists(db)
+    engine = storage.open_engine(db)
+    try:
+        async with engine.connect() as connection:
+            records = await storage.load_sources(connection)
+    finally:
+        await engine.dispose()
+    summaries = [
+        SourceSummary(
+            url=record.url,
+            visits=record.visits,
+            arrival_rate=record.items / record.exposure if record.exposure > 0 else None,
+            change_rate=(
+                float(change_rates(record.changes, record.visits, record.exposure))
+                if record.visits
+                else None
+            ),
+            worth=record.worth_total / record.worth_items if record.worth_items else None,
+        )
+        for record in records
+    ]
+    summaries.sort(key=lambda s: (s.arrival_rate is None, -(s.arrival_rate or 0.0), s.url))
+    return summaries[:limit]
+
+
+def format_sources(sources: list[SourceSummary]) -> str:
+    def number(value: float | None, digits: int) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    lines = [f"{'new/s':>8} {'changes/s':>9} {'worth':>6} {'visits':>6}  source"]
+    lines.extend(
+        f"{number(s.arrival_rate, 3):>8} {number(s.change_rate, 3):>9} "
+        f"{number(s.worth, 3):>6} {s.visits:>6}  {s.url}"
+        for s in sources
+    )
+    return "\n".join(lines)
+
+
+def format_status(report: storage.CrawlStatus) -> str:
+    lines = [
+        f"pages fetched   {report.pages}",
+        f"relevant pages  {report.relevant_pages} (relevance >= {report.relevance_threshold})",
+        f"frontier        {report.frontier}",
+        f"hosts           {report.hosts}",
+        f"sources         {report.sources} (re-visited {report.revisits} times, "
+        f"{report.revisit_items} new URLs found)",
+    ]
+    if report.requests_per_page is not None:
+        lines.append(
+            f"requests/page   {report.requests_per_page:.3f} (robots.txt, redirects and "
+            "retries beyond one a page)"
+        )
+    if report.errors:
+        lines.append("errors")
+        lines.extend(f"  {kind:<20} {count}" for kind, count in report.errors.items())
+    else:
+        lines.append("errors          none")
+    return "\n".join(lines)
