@@ -213,8 +213,8 @@ async def run_crawl(
                 summary = await engine.run()
         finally:
             reporter.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reporter
+            # its own cancellation is not an error; the crawl's is, and goes on up
+            await asyncio.gather(reporter, return_exceptions=True)
             await _close_quietly("fetcher", fetcher.close())
             if server is not None:
                 await _close_quietly("metrics server", server.stop())

@@ -20,7 +20,6 @@ hosts beyond `host_memory` leave memory (`crawler.net.host_memory`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import functools
 import logging
@@ -43,6 +42,7 @@ from crawler.pipeline.warc_files import WarcArchive, WarcError
 from crawler.pipeline.writer import Committed, StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.timeline import Timeline
+from crawler.waiting import wait_event
 from policies import Candidate, LinkContext, PriorityFrontier, TopicScorer
 
 log = logging.getLogger(__name__)
@@ -277,8 +277,7 @@ class Engine:
             if deadline is not None:
                 timeout = min(timeout, max(0.0, deadline - now))
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            await wait_event(self._wake, timeout)
         return "stopped"
 
     async def _refill_frontier(self) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from crawler.net.admission import Admission
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Feedback, Politeness
+from crawler.waiting import wait_event
 
 POLL_INTERVAL = 0.25  # longest sleep while waiting for a host's turn
 
@@ -90,10 +91,7 @@ class HostTurns:
                     wait = POLL_INTERVAL
                 else:
                     wait = min(ready_at - now, POLL_INTERVAL)
-                # a timeout scope, not wait_for: that would make a task of every wait
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(max(wait, 0.001)):
-                        await self._place_freed.wait()
+                await wait_event(self._place_freed, max(wait, 0.001))
                 now = self.clock()
                 if self.politeness.ready(host, now) and self.admission.may_resume():
                     self.politeness.start(host, now)

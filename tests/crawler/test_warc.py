@@ -186,10 +186,6 @@ async def test_a_304_is_a_revisit_record_naming_the_earlier_capture(
     assert warcio_check(warc).returncode == 0
 
 
-@pytest.mark.skip(
-    reason="known bug: in a full run the crawl stopped by a WARC write error leaves a task "
-    "that does not end when cancelled, and the event loop's close waits for it forever"
-)
 async def test_a_warc_directory_that_goes_away_stops_the_crawl_loudly(
     tmp_path: Path, db_url: str
 ) -> None:
