@@ -20,7 +20,6 @@ hosts beyond `host_memory` leave memory (`crawler.net.host_memory`).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import logging
 import time
@@ -30,30 +29,29 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+from crawler.engine.checkpoints import Checkpoints
+from crawler.engine.feedback import CommitFeedback
 from crawler.engine.pool_control import PoolControl
+from crawler.engine.processing import Processing
 from crawler.engine.revisits import Revisits, RevisitSettings
+from crawler.engine.settle import Settlement
+from crawler.engine.summary import CrawlSummary
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.net.visit import Visit, Visitor
 from crawler.outcomes import Outcome
 from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.processor import Processor, page_captures
+from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive, WarcError
-from crawler.pipeline.writer import Committed, StateWrite, StorageWriter
+from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
-from crawler.telemetry.timeline import Timeline
 from crawler.waiting import wait_event
-from policies import Candidate, LinkContext, PriorityFrontier, TopicScorer
+from policies import Candidate, PriorityFrontier, TopicScorer
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
-GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
 MAX_WRITE_BACKLOG = 2_048  # results waiting for the writer before dispatching pauses
-TIMELINE_INTERVAL = 5.0  # seconds between the timeline's samples (also at checkpoints)
 MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
-SCORER_STATE = "relevance.document_frequency"
-FRONTIER_STATE = "frontier.{policy}"  # a learning frontier policy's state
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,16 +65,6 @@ class EngineLimits:
     stop_grace: float = 30.0  # seconds visits in flight get to finish at shutdown
     drop_at_full_queue: bool = False  # the paper's loss, instead of waiting for room
     frontier_memory: int = 100_000  # candidates held in memory; the rest wait in the database
-
-
-@dataclass(slots=True)
-class CrawlSummary:
-    stop_reason: str = ""
-    fetched: int = 0  # visits recorded in this run
-    relevant: int = 0
-    outcomes: dict[str, int] = dataclasses.field(default_factory=dict)
-    seconds: float = 0.0
-    frontier: int = 0
 
 
 class Engine:
@@ -101,30 +89,66 @@ class Engine:
         self.db = db
         self.frontier = BoundedFrontier(frontier, capacity=limits.frontier_memory)
         self.politeness = politeness
-        self.hosts = hosts
         self.visitor = visitor
         self.fetched = visitor.fetched
         self.turns = visitor.turns
         self.admission = visitor.turns.admission
-        self.processor = processor
-        self.scorer = scorer
         self.metrics = metrics
         self.limits = limits
         self.pool = pool
         self.revisits = revisits or Revisits(RevisitSettings(), seeds=())
         self.clock = clock
-        self.wall_clock = wall_clock
         self.summary = CrawlSummary()
-        self.timeline = Timeline(metrics.registry, politeness, run=wall_clock())
         self.archive = archive
-        self._writer = StorageWriter(db, on_committed=self._committed, archive=archive)
-        # bounded by the engine (K, the page in service included), not by the queue
-        self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
-        self._room = asyncio.Event()  # the processor took a page: a blocked one may enter
-        self._stop = asyncio.Event()
         self._wake = self.admission.changed  # the dispatcher's wake-up call
+        feedback = CommitFeedback(
+            frontier=self.frontier,
+            fetched=self.fetched,
+            revisits=self.revisits,
+            metrics=metrics,
+            on_change=self._changed,
+        )
+        self._writer = StorageWriter(db, on_committed=feedback, archive=archive)
+        self.processing = Processing(
+            processor=processor,
+            writer=self._writer,
+            pool=pool,
+            metrics=metrics,
+            summary=self.summary,
+            buffer=limits.buffer,
+            relevance_threshold=limits.relevance_threshold,
+            on_change=self._changed,
+            clock=clock,
+        )
+        self.checkpoints = Checkpoints(
+            db=db,
+            frontier=self.frontier,
+            hosts=hosts,
+            politeness=politeness,
+            admission=self.admission,
+            revisits=self.revisits,
+            scorer=scorer,
+            writer=self._writer,
+            pool=pool,
+            metrics=metrics,
+            wake=self._wake,
+            clock=clock,
+            wall_clock=wall_clock,
+        )
+        self.settlement = Settlement(
+            frontier=self.frontier,
+            fetched=self.fetched,
+            hosts=hosts,
+            writer=self._writer,
+            processing=self.processing,
+            pool=pool,
+            metrics=metrics,
+            max_retries=limits.max_retries,
+            drop_at_full_queue=limits.drop_at_full_queue,
+            clock=clock,
+        )
+        self._stop = asyncio.Event()
         self._visits: set[asyncio.Task[None]] = set()
-        self._processing = 0
         self._refill: asyncio.Task[None] | None = None
 
     # -- control ---------------------------------------------------------------------
@@ -142,7 +166,7 @@ class Engine:
     @property
     def queue_length(self) -> int:
         """Pages at the processor: waiting, and the one it is working on."""
-        return self._responses.qsize() + self._processing
+        return self.processing.length
 
     def is_idle(self) -> bool:
         """Nothing to fetch, nothing under way that could reveal more, no source to re-visit."""
@@ -151,8 +175,7 @@ class Engine:
             and self.frontier.queued == 0
             and self._refill is None
             and not self._visits
-            and self._responses.empty()
-            and self._processing == 0
+            and self.processing.is_empty()
             and self._writer.pending == 0
         )
 
@@ -160,25 +183,28 @@ class Engine:
 
     async def run(self) -> CrawlSummary:
         started = self.clock()
-        await self._restore()
+        await self.checkpoints.restore()
+        self._observe_queues()
         try:
             async with asyncio.TaskGroup() as group:
                 writer = group.create_task(self._writer.run(), name="writer")
-                processor = group.create_task(self._process_loop(), name="processor")
-                checkpoints = group.create_task(self._checkpoint_loop(), name="checkpoints")
+                processor = group.create_task(
+                    self.processing.run(fetching=lambda: self.in_flight), name="processor"
+                )
+                checkpoints = group.create_task(self.checkpoints.run(), name="checkpoints")
                 revisits = group.create_task(self._revisit_loop(), name="revisits")
                 self.summary.stop_reason = await self._dispatch_loop(group)
                 # a normal stop: finish what is under way, in pipeline order. On a
                 # failure or a cancellation the group cancels every task instead.
                 await self._drain_visits()
-                await self._responses.put(None)
+                self.processing.close()
                 await processor
                 checkpoints.cancel()
                 revisits.cancel()
                 await self.pool.close()
                 # what the last pages taught is in the state saved
                 await self._writer.drained()
-                self._save_state()
+                self.checkpoints.save()
                 self._writer.close()
                 await writer
                 if self.archive is not None:  # all its records committed: closed
@@ -194,28 +220,6 @@ class Engine:
         self.summary.seconds = self.clock() - started
         self.summary.frontier = self.frontier.queued
         return self.summary
-
-    async def _restore(self) -> None:
-        """Bring back what earlier runs learned: the hosts still closed (the others when
-        visited), the model, the frontier."""
-        async with self.db.connect() as connection:
-            await self.hosts.restore(connection)
-            if self.revisits.settings.enabled:
-                self.revisits.restore(await storage.load_sources(connection))
-            state = await storage.load_learned_state(connection, SCORER_STATE)
-            if state is not None:
-                self.scorer.set_state(state)
-            policy = self.frontier.policy
-            state = await storage.load_learned_state(
-                connection, FRONTIER_STATE.format(policy=policy.name)
-            )
-            if state is not None:
-                policy.set_state(state)
-            queued = await storage.count_queued_by_host(connection)
-        self.frontier.spill_count(queued)  # all of them in the database only, so far
-        await self.frontier.refill(self.db)  # the best of them, up to the bound
-        self._observe_queues()
-        self.metrics.sources.set(len(self.revisits.sources))
 
     async def _drain_visits(self) -> None:
         if not self._visits:
@@ -286,8 +290,7 @@ class Engine:
             await self.frontier.refill(self.db)
         finally:
             self._refill = None
-            self._observe_queues()
-            self._wake.set()
+            self._changed()
 
     def _ready(self, host: str, *, now: float) -> bool:
         return self.politeness.ready(host, now)
@@ -307,134 +310,16 @@ class Engine:
             except Exception:  # a bug met on this URL is its outcome, not the crawl's end
                 log.warning("internal error visiting %s", candidate.url, exc_info=True)
                 visit = Visit(candidate, Outcome.INTERNAL_ERROR, candidate.url)
-            if visit.response is not None:
-                self.metrics.response_bytes.inc(visit.response.size)
-            self._archive_robots(visit)
-            if visit.outcome.retried and candidate.attempts < self.limits.max_retries:
-                self.metrics.observe_outcome(visit.outcome)
-                self._archive_unstored(visit)
-                self.fetched.end([candidate.url, *visit.hops])
-                self.frontier.put_back(
-                    dataclasses.replace(candidate, attempts=candidate.attempts + 1)
-                )
-                return
-            queue = self.queue_length
-            busy = self.clock() - dispatched - visit.waited  # a fetcher's time on the page
-            self.pool.arrival(candidate.host, busy, queue=queue, active=self.in_flight)
-            if queue >= self.limits.buffer:
-                if self.limits.drop_at_full_queue:
-                    self.pool.loss()  # fetched in vain; fetched again later
-                    self._archive_unstored(visit)
-                    self.fetched.end([candidate.url, *visit.hops])
-                    self.frontier.put_back(candidate)
-                    return
-                blocked = self.clock()
-                await self._wait_for_room()
-                self.pool.blocked(self.clock() - blocked)
-            self.summary.fetched += 1
-            self._responses.put_nowait(visit)
+            queued = await self.settlement.settle(
+                visit, dispatched=dispatched, fetching=self.in_flight
+            )
+            if queued:
+                self.summary.fetched += 1
         finally:
             self._visits.discard(asyncio.current_task())  # type: ignore[arg-type]
             self.admission.ended()
             self.turns.place_freed()
-            self._observe_queues()
-            self._wake.set()
-
-    def _archive_robots(self, visit: Visit) -> None:
-        """The robots.txt answers a visit captured go to the WARC file in the same
-        transaction as their hosts' rules: a resumed crawl that has the record has the
-        rules, and does not ask for them (nor archive them) again."""
-        robots = [exchange for exchange in visit.exchanges if exchange.robots]
-        if robots:
-            hosts = self.hosts.records(visit.robots_fetched)
-            self._writer.put(StateWrite(hosts=hosts, captures=robots))
-
-    def _archive_unstored(self, visit: Visit) -> None:
-        """A page's answers that no row records (429s retried, a page lost to a full
-        queue) are archived all the same: the server sent them."""
-        captures = page_captures(visit)
-        if captures:
-            self._writer.put(StateWrite(captures=captures))
-
-    async def _wait_for_room(self) -> None:
-        """Hold the fetcher and its page until the processor's queue has room (blocking
-        after service): a page someone's server sent is never thrown away. Waiters wake
-        in the order they began to wait, so the first blocked enters first."""
-        while self.queue_length >= self.limits.buffer:
-            await self._room.wait()
-
-    # -- processing and storing -----------------------------------------------------
-
-    async def _process_loop(self) -> None:
-        while True:
-            waiting = self.clock()
-            visit = await self._responses.get()
-            started = self.clock()
-            self.pool.idle(started - waiting)
-            if visit is None:
-                return
-            self._processing += 1
-            try:
-                try:
-                    processed = self.processor.process(visit)
-                except Exception:  # recorded as this URL's outcome; the crawl goes on
-                    log.warning("internal error processing %s", visit.final_url, exc_info=True)
-                    failed = dataclasses.replace(visit, outcome=Outcome.INTERNAL_ERROR)
-                    processed = self.processor.process(failed)
-                self._writer.put(processed.write)
-                self._observe_processed(visit, processed.outcome, processed.relevance)
-                self.pool.departure(
-                    visit.candidate.host,
-                    self.clock() - started,
-                    queue=self.queue_length,
-                    active=self.in_flight,
-                )
-            finally:
-                self._processing -= 1
-                self._room.set()  # a place is free: the first blocked page takes it
-                self._room.clear()
-                self._observe_queues()
-                self._wake.set()  # the pool may want more fetchers now
-
-    def _observe_processed(self, visit: Visit, outcome: Outcome, relevance: float | None) -> None:
-        self.metrics.observe_outcome(outcome)
-        self.summary.outcomes[outcome.value] = self.summary.outcomes.get(outcome.value, 0) + 1
-        if visit.seconds > 0:
-            self.metrics.fetch_duration.observe(visit.seconds)
-        if relevance is not None:
-            self.metrics.relevance.observe(relevance)
-            if relevance >= self.limits.relevance_threshold:
-                self.summary.relevant += 1
-                self.metrics.relevant_pages.inc()
-
-    def _committed(self, committed: list[Committed]) -> None:
-        for item in committed:
-            candidate, record = item.write.candidate, item.write.record
-            self.frontier.stored(candidate.url_id)
-            self.frontier.drop(item.dropped)
-            self.fetched.end([candidate.url, *(hop.url for hop in item.write.reached)])
-            contexts = item.write.contexts
-            children = [_candidate(queued, contexts.get(queued.url)) for queued in item.new_urls]
-            relevance = 0.0 if record is None else record.relevance or 0.0
-            self.frontier.on_fetched(candidate, relevance, children)
-            for child in children:
-                self.frontier.push(child)
-            self.metrics.links_discovered.inc(len(children))
-            self._observe_revisit(item)
-        self.metrics.pages_stored.inc(len(committed))
-        self._observe_queues()
-        self._wake.set()
-
-    def _observe_revisit(self, item: Committed) -> None:
-        use = "revisit" if item.write.candidate.revisit else "discovery"
-        self.metrics.fetches_by_use.labels(use=use).inc()
-        if not self.revisits.settings.enabled:
-            return
-        found = self.revisits.committed(item)
-        if found is not None:
-            self.metrics.revisits.labels(result=found.result).inc()
-            self.metrics.revisit_new_items.inc(found.new_items)
-        self.metrics.sources.set(len(self.revisits.sources))
+            self._changed()
 
     async def _revisit_loop(self) -> None:
         """Every period, the sources the re-visit policy chooses go to the frontier."""
@@ -448,8 +333,12 @@ class Engine:
             for candidate in planned:
                 self.frontier.push(candidate)
             self.metrics.revisits_planned.inc(len(planned))
-            self._observe_queues()
-            self._wake.set()
+            self._changed()
+
+    def _changed(self) -> None:
+        """Something the dispatcher decides on changed: the gauges, then a look."""
+        self._observe_queues()
+        self._wake.set()
 
     def _observe_queues(self) -> None:
         self.metrics.frontier_size.set(self.frontier.queued)
@@ -457,58 +346,3 @@ class Engine:
         self.metrics.in_flight.set(self.in_flight)
         self.metrics.response_queue.set(self.queue_length)
         self.metrics.write_queue.set(self._writer.pending)
-
-    # -- checkpoints -----------------------------------------------------------------
-
-    async def _checkpoint_loop(self) -> None:
-        last_checkpoint = last_sample = self.clock()
-        while True:
-            await asyncio.sleep(GAUGE_INTERVAL)
-            now = self.clock()
-            hosts = list(self.frontier.hosts())
-            self.metrics.hosts_waiting.set(self.politeness.waiting_hosts(hosts, now))
-            if self.frontier.check_starved(now):
-                self._wake.set()  # the dispatcher starts the refill
-            self.metrics.tasks.set(len(asyncio.all_tasks()))
-            self.pool.refresh()
-            self._forget_idle_hosts()
-            if now - last_checkpoint >= CHECKPOINT_INTERVAL:
-                self._save_state()
-                last_checkpoint = last_sample = now
-            elif now - last_sample >= TIMELINE_INTERVAL:
-                self._writer.put(StateWrite(timeline=[self._sample()]))
-                last_sample = now
-
-    def _save_state(self) -> None:
-        """Save the hosts changed since the last checkpoint, the learned model, and a
-        sample of the timeline; once that has committed, those hosts may leave memory."""
-        hosts = self.hosts.take_dirty()
-        write = StateWrite(
-            hosts=hosts,
-            sources=self.revisits.take_dirty(),
-            learned=self._learned_state(),
-            timeline=[self._sample()],
-        )
-        self.hosts.saving(hosts, self._writer.put(write))
-
-    def _forget_idle_hosts(self) -> None:
-        self.hosts.evict(saved_through=self._writer.committed, waiting=self.admission.waiting_hosts)
-        self.metrics.hosts_in_memory.set(len(self.hosts))
-
-    def _sample(self) -> storage.TimelineSample:
-        self.metrics.tasks.set(len(asyncio.all_tasks()))
-        return self.timeline.sample(self.wall_clock())
-
-    def _learned_state(self) -> dict[str, bytes]:
-        learned = {SCORER_STATE: self.scorer.get_state()}
-        policy = self.frontier.policy
-        state = policy.get_state()
-        if state is not None:
-            learned[FRONTIER_STATE.format(policy=policy.name)] = state
-        return learned
-
-
-def _candidate(queued: storage.QueuedUrl, context: LinkContext | None = None) -> Candidate:
-    return Candidate(
-        queued.id, queued.url, queued.host, queued.depth, queued.score, context=context
-    )

@@ -1,0 +1,135 @@
+"""What lets a crawl resume: restoring what earlier runs learned, and saving it again.
+
+Every GAUGE_INTERVAL the gauges that cost a scan are updated and idle hosts leave memory;
+every CHECKPOINT_INTERVAL the hosts changed since the last checkpoint, the sources, the
+learned models and a sample of the timeline go to the writer in one write. Once that
+write has committed, its hosts may leave memory (`crawler.net.host_memory`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+import storage
+from crawler.engine.pool_control import PoolControl
+from crawler.engine.revisits import Revisits
+from crawler.net.admission import Admission
+from crawler.net.host_memory import HostMemory
+from crawler.net.politeness import Politeness
+from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.pipeline.writer import StateWrite, StorageWriter
+from crawler.telemetry.metrics import CrawlerMetrics
+from crawler.telemetry.timeline import Timeline
+from policies import TopicScorer
+
+CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
+GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
+TIMELINE_INTERVAL = 5.0  # seconds between the timeline's samples (also at checkpoints)
+SCORER_STATE = "relevance.document_frequency"
+FRONTIER_STATE = "frontier.{policy}"  # a learning frontier policy's state
+
+
+class Checkpoints:
+    def __init__(
+        self,
+        *,
+        db: AsyncEngine,
+        frontier: BoundedFrontier,
+        hosts: HostMemory,
+        politeness: Politeness,
+        admission: Admission,
+        revisits: Revisits,
+        scorer: TopicScorer,
+        writer: StorageWriter,
+        pool: PoolControl,
+        metrics: CrawlerMetrics,
+        wake: asyncio.Event,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.db = db
+        self.frontier = frontier
+        self.hosts = hosts
+        self.politeness = politeness
+        self.admission = admission
+        self.revisits = revisits
+        self.scorer = scorer
+        self.writer = writer
+        self.pool = pool
+        self.metrics = metrics
+        self.wake = wake  # the dispatcher's: a starved frontier wants a refill
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.timeline = Timeline(metrics.registry, politeness, run=wall_clock())
+
+    async def restore(self) -> None:
+        """Bring back what earlier runs learned: the hosts still closed (the others when
+        visited), the sources, the models, the frontier."""
+        async with self.db.connect() as connection:
+            await self.hosts.restore(connection)
+            if self.revisits.settings.enabled:
+                self.revisits.restore(await storage.load_sources(connection))
+            state = await storage.load_learned_state(connection, SCORER_STATE)
+            if state is not None:
+                self.scorer.set_state(state)
+            policy = self.frontier.policy
+            state = await storage.load_learned_state(
+                connection, FRONTIER_STATE.format(policy=policy.name)
+            )
+            if state is not None:
+                policy.set_state(state)
+            queued = await storage.count_queued_by_host(connection)
+        self.frontier.spill_count(queued)  # all of them in the database only, so far
+        await self.frontier.refill(self.db)  # the best of them, up to the bound
+        self.metrics.sources.set(len(self.revisits.sources))
+
+    async def run(self) -> None:
+        last_checkpoint = last_sample = self.clock()
+        while True:
+            await asyncio.sleep(GAUGE_INTERVAL)
+            now = self.clock()
+            hosts = list(self.frontier.hosts())
+            self.metrics.hosts_waiting.set(self.politeness.waiting_hosts(hosts, now))
+            if self.frontier.check_starved(now):
+                self.wake.set()  # the dispatcher starts the refill
+            self.metrics.tasks.set(len(asyncio.all_tasks()))
+            self.pool.refresh()
+            self._forget_idle_hosts()
+            if now - last_checkpoint >= CHECKPOINT_INTERVAL:
+                self.save()
+                last_checkpoint = last_sample = now
+            elif now - last_sample >= TIMELINE_INTERVAL:
+                self.writer.put(StateWrite(timeline=[self._sample()]))
+                last_sample = now
+
+    def save(self) -> None:
+        """Save the hosts changed since the last checkpoint, the learned models, and a
+        sample of the timeline; once that has committed, those hosts may leave memory."""
+        hosts = self.hosts.take_dirty()
+        write = StateWrite(
+            hosts=hosts,
+            sources=self.revisits.take_dirty(),
+            learned=self._learned_state(),
+            timeline=[self._sample()],
+        )
+        self.hosts.saving(hosts, self.writer.put(write))
+
+    def _forget_idle_hosts(self) -> None:
+        self.hosts.evict(saved_through=self.writer.committed, waiting=self.admission.waiting_hosts)
+        self.metrics.hosts_in_memory.set(len(self.hosts))
+
+    def _sample(self) -> storage.TimelineSample:
+        self.metrics.tasks.set(len(asyncio.all_tasks()))
+        return self.timeline.sample(self.wall_clock())
+
+    def _learned_state(self) -> dict[str, bytes]:
+        learned = {SCORER_STATE: self.scorer.get_state()}
+        policy = self.frontier.policy
+        state = policy.get_state()
+        if state is not None:
+            learned[FRONTIER_STATE.format(policy=policy.name)] = state
+        return learned

@@ -1,0 +1,69 @@
+"""What a commit tells the crawl: the frontier learns each stored page's relevance and
+takes its new links, the URLs under way are released, the re-visits see their sources.
+
+Only committed results come here (`StorageWriter.on_committed`), so the frontier never
+holds a URL the database lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import storage
+from crawler.engine.revisits import Revisits
+from crawler.net.fetched_urls import FetchedUrls
+from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.pipeline.writer import Committed
+from crawler.telemetry.metrics import CrawlerMetrics
+from policies import Candidate, LinkContext
+
+
+class CommitFeedback:
+    def __init__(
+        self,
+        *,
+        frontier: BoundedFrontier,
+        fetched: FetchedUrls,
+        revisits: Revisits,
+        metrics: CrawlerMetrics,
+        on_change: Callable[[], None],
+    ) -> None:
+        self.frontier = frontier
+        self.fetched = fetched
+        self.revisits = revisits
+        self.metrics = metrics
+        self.on_change = on_change  # new URLs may be ready: the engine looks again
+
+    def __call__(self, committed: list[Committed]) -> None:
+        for item in committed:
+            candidate, record = item.write.candidate, item.write.record
+            self.frontier.stored(candidate.url_id)
+            self.frontier.drop(item.dropped)
+            self.fetched.end([candidate.url, *(hop.url for hop in item.write.reached)])
+            contexts = item.write.contexts
+            children = [_candidate(queued, contexts.get(queued.url)) for queued in item.new_urls]
+            relevance = 0.0 if record is None else record.relevance or 0.0
+            self.frontier.on_fetched(candidate, relevance, children)
+            for child in children:
+                self.frontier.push(child)
+            self.metrics.links_discovered.inc(len(children))
+            self._observe_revisit(item)
+        self.metrics.pages_stored.inc(len(committed))
+        self.on_change()
+
+    def _observe_revisit(self, item: Committed) -> None:
+        use = "revisit" if item.write.candidate.revisit else "discovery"
+        self.metrics.fetches_by_use.labels(use=use).inc()
+        if not self.revisits.settings.enabled:
+            return
+        found = self.revisits.committed(item)
+        if found is not None:
+            self.metrics.revisits.labels(result=found.result).inc()
+            self.metrics.revisit_new_items.inc(found.new_items)
+        self.metrics.sources.set(len(self.revisits.sources))
+
+
+def _candidate(queued: storage.QueuedUrl, context: LinkContext | None = None) -> Candidate:
+    return Candidate(
+        queued.id, queued.url, queued.host, queued.depth, queued.score, context=context
+    )

@@ -1,0 +1,16 @@
+"""What a crawl's run did, as `crawler run` prints it."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class CrawlSummary:
+    stop_reason: str = ""
+    fetched: int = 0  # visits recorded in this run
+    relevant: int = 0
+    outcomes: dict[str, int] = dataclasses.field(default_factory=dict)
+    seconds: float = 0.0
+    frontier: int = 0
