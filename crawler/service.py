@@ -5,25 +5,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import importlib.metadata
 import logging
 import signal
-import socket
 import time
-import uuid
-from collections.abc import Awaitable, Iterable
-from dataclasses import asdict
-from pathlib import Path
+from collections.abc import Awaitable
 from typing import TextIO
 
 import aiohttp
 from prometheus_client import CollectorRegistry
-from sqlalchemy.ext.asyncio import AsyncEngine
-from yarl import URL
 
 import storage
 from crawler import __version__
-from crawler.config import ConfigError, CrawlConfig
+from crawler.config import CrawlConfig
 from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits, RevisitSettings
@@ -35,47 +28,17 @@ from crawler.net.host_turns import HostTurns
 from crawler.net.netguard import NetworkGuard
 from crawler.net.politeness import Politeness
 from crawler.net.robots import RobotsCache
-from crawler.net.urls import BadUrlError, Scope, canonicalize, host_key
+from crawler.net.urls import Scope
 from crawler.net.visit import Visitor
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive
-from crawler.pipeline.warc_records import WARC_VERSION
+from crawler.startup import check_seeds_reachable, open_archive, parse_seeds, record_start
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.metrics_server import MetricsServer
 from policies import TopicScorer, make_frontier_policy
 from policies.fetcher_pool import make_pool_policy
 
 log = logging.getLogger(__name__)
-
-SEED_SCORE = 1.0
-
-
-def parse_seeds(raw_seeds: Iterable[str]) -> list[URL]:
-    seeds = []
-    for raw in raw_seeds:
-        try:
-            seeds.append(canonicalize(raw))
-        except BadUrlError as error:
-            raise ConfigError(f"setting 'seeds': {raw!r} is not a crawlable URL: {error}") from None
-    return seeds
-
-
-async def check_seeds_reachable(seeds: list[URL], guard: NetworkGuard) -> None:
-    """A seed the network guard would refuse is an error at start, not a silent skip."""
-    loop = asyncio.get_running_loop()
-    for seed in seeds:
-        host = (seed.raw_host or "").strip("[]")
-        try:
-            answers = await loop.getaddrinfo(host, seed.port, type=socket.SOCK_STREAM)
-        except OSError as error:
-            raise ConfigError(f"setting 'seeds': cannot resolve {host!r}: {error}") from None
-        addresses = {str(answer[4][0]) for answer in answers}
-        if not any(guard.permits(address) for address in addresses):
-            raise ConfigError(
-                f"setting 'seeds': {seed} resolves to a private or local address "
-                f"({', '.join(sorted(addresses))}); pass --allow-private-networks "
-                "to crawl such networks"
-            )
 
 
 async def run_crawl(
@@ -101,9 +64,9 @@ async def run_crawl(
     archive: WarcArchive | None = None
     try:
         await storage.create_schema(db)
-        crawl_id = await _record_start(db, config, seeds)
+        crawl_id = await record_start(db, config, seeds)
         if config.warc is not None:
-            archive = await _open_archive(db, config, crawl_id)
+            archive = await open_archive(db, config, crawl_id)
         registry = registry if registry is not None else CollectorRegistry()
         metrics = CrawlerMetrics(registry, version=__version__)
         fetcher = Fetcher(
@@ -242,76 +205,6 @@ def _revisit_cost(politeness: Politeness, host: str) -> float:
     if politeness.delay <= 0:
         return 1.0
     return max(1.0, politeness.interval(host) / politeness.delay)
-
-
-async def _record_start(db: AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> str:
-    """Record the crawl's settings and seeds; the crawl's id, made on its first run."""
-    async with db.begin() as connection:
-        meta = await storage.get_meta(connection)
-        if meta.get("topic") not in (None, config.topic):
-            log.warning("the topic differs from the one this database was crawled for")
-        crawl_id = meta.get("crawl_id") or uuid.uuid4().hex
-        await storage.set_meta(
-            connection,
-            {
-                "topic": config.topic,
-                "relevance_threshold": str(config.relevance_threshold),
-                "crawl_id": crawl_id,
-            },
-        )
-        await storage.add_urls(
-            connection,
-            [storage.NewUrl(str(seed), host_key(seed), 0, SEED_SCORE) for seed in seeds],
-        )
-    return crawl_id
-
-
-async def _open_archive(db: AsyncEngine, config: CrawlConfig, crawl_id: str) -> WarcArchive:
-    """The crawl's WARC files, after closing what a killed run of it left open."""
-    assert config.warc is not None
-    directory = Path(config.warc)
-    try:
-        await asyncio.to_thread(directory.mkdir, parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConfigError(
-            f"setting 'warc': cannot make {config.warc!r}: {error.strerror}"
-        ) from None
-    archive = WarcArchive(
-        directory,
-        prefix=config.warc_prefix,
-        max_size=config.warc_max_size,
-        info=_warcinfo(config),
-        crawl_id=crawl_id,
-    )
-    async with db.connect() as connection:
-        committed = await storage.load_warc_files(connection)
-    for name in await asyncio.to_thread(archive.recover, committed):
-        log.info("closed WARC file %s, left open by a killed run", name)
-    return archive
-
-
-def _warcinfo(config: CrawlConfig) -> dict[str, str]:
-    """The warcinfo record's fields: the crawler, and the crawl's settings."""
-    warcio = importlib.metadata.version("warcio")
-    fields = {
-        "software": f"topical-crawler/{__version__} (warcio/{warcio})",
-        "format": f"WARC File Format {WARC_VERSION.removeprefix('WARC/')}",
-        "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
-        "warc-format/warc-1.1/",
-        "isPartOf": config.warc_prefix,
-        "robots": "obey",
-        "http-header-user-agent": config.user_agent,
-    }
-    for name, value in asdict(config).items():
-        if name == "db":  # may hold a password
-            continue
-        if name == "topic":
-            value = " ".join(config.topic.split())  # one line, however long
-        elif isinstance(value, tuple):
-            value = " ".join(value)
-        if value is not None and value != "":
-            fields[f"crawler-{name.replace('_', '-')}"] = str(value)
-    return fields
 
 
 async def _close_quietly(what: str, closing: Awaitable[object]) -> None:

@@ -1,6 +1,6 @@
 """The `crawler` command. Each command group lives in a module of its own: crawling
-(`run`, `demo`, `healthcheck`), the collection (`export`, `status`), the report, and
-research (`testbed`, `plan`, `simulate`, `experiment`)."""
+(`run`, `demo`, `healthcheck`), the collection (`export`, `status`), the report,
+the synthetic web (`testbed`) and research (`plan`, `simulate`, `experiment`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from crawler import __version__
-from crawler.cli import collection, crawl, report, research
+from crawler.cli import collection, crawl, report, research, testbed
 from crawler.cli.crawl import RUN_FLAGS, config_from_args
 from crawler.errors import SettingsError, WarcError
 from storage import StorageError
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"crawler {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (crawl, collection, report, research):
+    for group in (crawl, collection, report, research, testbed):
         group.add_commands(commands)
     return parser
 
