@@ -1,20 +1,17 @@
-"""The engine: wires the frontier policy, politeness, fetching, processing and storage.
+"""The engine: the crawl's lifecycle and its dispatcher.
 
     seeds -> frontier policy -> visits (per-host politeness) -> response queue (K)
           -> processor (parse, score) -> storage writer -> new URLs back to the frontier
 
-Every re-visit period, the sources the re-visit policy chooses join the frontier, ahead
-of their hosts' other URLs (`crawler.engine.revisits`). One TaskGroup holds the dispatcher, the
-visits, the processor, the writer, the re-visit plans and the checkpoints. The engine
-decides whether to dispatch (the pool policy's target number of visits in flight);
-politeness decides when each host may be asked. A page that
-meets a full response queue waits with its fetcher until the processor frees a place
-(blocking after service): no page is fetched twice because the processor was busy.
-`drop_at_full_queue` keeps Talim et al.'s loss instead: the URL goes back to the frontier.
-A visit waiting part-way for a host's turn (a redirect's target) is not fetching: its
-place goes to another visit meanwhile, and visits in all stay within twice the
-concurrency. Each checkpoint saves the hosts changed since the last; once saved, idle
-hosts beyond `host_memory` leave memory (`crawler.net.host_memory`).
+One TaskGroup holds the dispatcher, the visits (`visits`), the processor (`processing`),
+the writer, the re-visit plans and the checkpoints (`checkpoints`). The engine decides
+whether to dispatch (the pool policy's target of visits in flight); politeness decides
+when each host may be asked. A fetched visit is settled in one place (`settle`): retried,
+lost (only with `drop_at_full_queue`, Talim et al.'s loss) or queued, its fetcher waiting
+for room (blocking after service). What a commit stored goes back to the frontier
+(`feedback`). A visit waiting part-way for a host's turn (a redirect's target) is not
+fetching: its place goes to another visit, and visits in all stay within twice the
+concurrency.
 """
 
 from __future__ import annotations
@@ -36,17 +33,17 @@ from crawler.engine.processing import Processing
 from crawler.engine.revisits import Revisits, RevisitSettings
 from crawler.engine.settle import Settlement
 from crawler.engine.summary import CrawlSummary
+from crawler.engine.visits import Visits
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
-from crawler.net.visit import Visit, Visitor
-from crawler.outcomes import Outcome
+from crawler.net.visit import Visitor
 from crawler.pipeline.frontier_store import BoundedFrontier
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive, WarcError
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.waiting import wait_event
-from policies import Candidate, PriorityFrontier, TopicScorer
+from policies import PriorityFrontier, TopicScorer
 
 log = logging.getLogger(__name__)
 
@@ -147,8 +144,13 @@ class Engine:
             drop_at_full_queue=limits.drop_at_full_queue,
             clock=clock,
         )
+        self.visits = Visits(
+            visitor=visitor,
+            settlement=self.settlement,
+            summary=self.summary,
+            on_change=self._changed,
+        )
         self._stop = asyncio.Event()
-        self._visits: set[asyncio.Task[None]] = set()
         self._refill: asyncio.Task[None] | None = None
 
     # -- control ---------------------------------------------------------------------
@@ -174,7 +176,7 @@ class Engine:
             not (self.revisits.settings.enabled and self.revisits.sources)
             and self.frontier.queued == 0
             and self._refill is None
-            and not self._visits
+            and not self.visits
             and self.processing.is_empty()
             and self._writer.pending == 0
         )
@@ -196,7 +198,7 @@ class Engine:
                 self.summary.stop_reason = await self._dispatch_loop(group)
                 # a normal stop: finish what is under way, in pipeline order. On a
                 # failure or a cancellation the group cancels every task instead.
-                await self._drain_visits()
+                await self.visits.drain(self.limits.stop_grace)
                 self.processing.close()
                 await processor
                 checkpoints.cancel()
@@ -221,16 +223,6 @@ class Engine:
         self.summary.frontier = self.frontier.queued
         return self.summary
 
-    async def _drain_visits(self) -> None:
-        if not self._visits:
-            return
-        _, pending = await asyncio.wait(self._visits, timeout=self.limits.stop_grace)
-        for task in pending:  # their URLs are still queued in the database
-            task.cancel()
-        if pending:
-            log.warning("cancelled %d visits still running after the grace period", len(pending))
-            await asyncio.wait(pending)
-
     # -- dispatching -----------------------------------------------------------------
 
     async def _dispatch_loop(self, group: asyncio.TaskGroup) -> str:
@@ -245,7 +237,7 @@ class Engine:
                 left = limits.max_pages - self.summary.fetched
                 if left <= 0:
                     return "max_pages"
-                room = min(room, left - len(self._visits))
+                room = min(room, left - len(self.visits))
             if self.frontier.needs_refill() and self._refill is None:
                 self._refill = group.create_task(self._refill_frontier(), name="refill")
             # backpressure: results the writer has not committed hold memory (text,
@@ -263,15 +255,7 @@ class Engine:
                     continue
                 if candidate is not None:
                     self.politeness.start(candidate.host, now)
-                    self.fetched.begin(candidate.url)
-                    visit = self._visit(candidate, dispatched=now)
-                    try:
-                        task = group.create_task(visit)
-                    except RuntimeError:  # the group is shutting down: a failure elsewhere
-                        visit.close()
-                        raise
-                    self._visits.add(task)
-                    self.admission.started()
+                    self.visits.start(group, candidate, now=now)
                     self._observe_queues()
                     continue
             if self.is_idle():
@@ -302,24 +286,6 @@ class Engine:
             if ready_at is not None:
                 soonest = min(soonest, ready_at - now)
         return max(soonest, 0.0)
-
-    async def _visit(self, candidate: Candidate, *, dispatched: float) -> None:
-        try:
-            try:
-                visit = await self.visitor.visit(candidate)
-            except Exception:  # a bug met on this URL is its outcome, not the crawl's end
-                log.warning("internal error visiting %s", candidate.url, exc_info=True)
-                visit = Visit(candidate, Outcome.INTERNAL_ERROR, candidate.url)
-            queued = await self.settlement.settle(
-                visit, dispatched=dispatched, fetching=self.in_flight
-            )
-            if queued:
-                self.summary.fetched += 1
-        finally:
-            self._visits.discard(asyncio.current_task())  # type: ignore[arg-type]
-            self.admission.ended()
-            self.turns.place_freed()
-            self._changed()
 
     async def _revisit_loop(self) -> None:
         """Every period, the sources the re-visit policy chooses go to the frontier."""
