@@ -39,7 +39,7 @@ from crawler.pipeline.writer import StateWrite, StorageWriter
 
 UNBOUNDED = 10**9
 VISITS_PER_SECOND = 350.0  # as in the soak (README)
-CHECKPOINT_SECONDS = 10.0  # crawler.engine.engine.CHECKPOINT_INTERVAL
+CHECKPOINT_SECONDS = 10.0  # crawler.engine.checkpoints.CHECKPOINT_INTERVAL
 REVISIT_SHARE = 0.1
 
 

@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
-from crawler.engine import engine
+from crawler.engine import checkpoints
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Feedback, Politeness
 from crawler.net.robots import RobotsCache, Verdict
@@ -204,8 +204,8 @@ async def test_a_crawl_of_more_hosts_than_memory_holds_reads_dropped_hosts_back(
 ) -> None:
     """A chain through 16 hosts with memory for 3 comes back to the first: its
     robots.txt is not fetched again and its Crawl-delay still holds."""
-    monkeypatch.setattr(engine, "GAUGE_INTERVAL", 0.05)
-    monkeypatch.setattr(engine, "CHECKPOINT_INTERVAL", 0.1)
+    monkeypatch.setattr(checkpoints, "GAUGE_INTERVAL", 0.05)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_INTERVAL", 0.1)
     bases: list[str] = []
 
     def hop(i: int) -> Handler:
