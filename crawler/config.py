@@ -16,8 +16,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 
 from crawler.errors import ConfigError
 from crawler.net.robots import PRODUCT_TOKEN
-from policies import frontier_policy_names
-from policies.fetcher_pool import pool_policy_names
+from policies.registry import names
 
 DEFAULT_DB = "sqlite+aiosqlite:///crawl.db"
 DEFAULT_POLICY = "best-first"
@@ -42,7 +41,7 @@ DEFAULT_BUFFER = 16  # K: pages queued for the processor, the one in service inc
 DEFAULT_FETCHERS = "mdp"  # the pool policy: mdp, mm1k, latency or fixed (concurrency)
 FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
 DEFAULT_PROGRESS_INTERVAL = 30.0  # seconds between progress log lines (as a daemon)
-REVISIT_POLICIES = ("whittle", "greedy", "round-robin", "off")
+REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
 DEFAULT_WARC_MAX_SIZE = 1_000_000_000  # bytes a WARC file grows to before the next starts
 DEFAULT_WARC_PREFIX = "crawl"  # WARC files are <prefix>-<timestamp>-<serial>.warc.gz
 _WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -142,7 +141,7 @@ class CrawlConfig:
             "gamma",
             "must be a positive number",
         )
-        pools = pool_policy_names()
+        pools = names("pool")
         _require(
             self.fetchers in pools,
             "fetchers",
@@ -154,7 +153,7 @@ class CrawlConfig:
             "user_agent",
             "must start with a product token (letters, '-' or '_'), as robots.txt names it",
         )
-        known = frontier_policy_names()
+        known = names("frontier")
         _require(
             self.policy in known,
             "policy",

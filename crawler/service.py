@@ -35,8 +35,7 @@ from crawler.pipeline.warc_files import WarcArchive
 from crawler.startup import check_seeds_reachable, open_archive, parse_seeds, record_start
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.metrics_server import MetricsServer
-from policies import TopicScorer, make_frontier_policy
-from policies.fetcher_pool import make_pool_policy
+from policies import TopicScorer, make_frontier_policy, make_pool_policy
 
 log = logging.getLogger(__name__)
 

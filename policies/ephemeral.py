@@ -144,7 +144,27 @@ def choose(priorities: np.ndarray, cost: np.ndarray, budget: float) -> list[int]
     return chosen
 
 
-REVISIT_POLICIES = ("whittle", "greedy", "round-robin")
+def _whittle_priority(
+    *, expected: np.ndarray, alpha: np.ndarray, u: np.ndarray, cost: np.ndarray, **_: np.ndarray
+) -> np.ndarray:
+    return whittle_indices(expected, alpha=alpha, u=u, cost=cost)
+
+
+def _greedy_priority(*, expected: np.ndarray, **_: np.ndarray) -> np.ndarray:
+    return expected
+
+
+def _round_robin_priority(*, since_visit: np.ndarray, **_: np.ndarray) -> np.ndarray:
+    return np.asarray(since_visit, dtype=np.float64)
+
+
+# each re-visit policy is its priority over sources (registered in `policies.registry`)
+REVISIT_PRIORITIES: dict[str, Callable[..., np.ndarray]] = {
+    "whittle": _whittle_priority,
+    "greedy": _greedy_priority,
+    "round-robin": _round_robin_priority,
+}
+REVISIT_POLICIES = tuple(REVISIT_PRIORITIES)
 
 
 def plan_revisits(
@@ -168,12 +188,8 @@ def plan_revisits(
     alpha = np.exp(-mu)
     u = arrival_rate * xi / mu * (1.0 - alpha)
     expected = rank_greedy(since_crawl=since_visit, alpha=alpha, u=u)
-    if policy == "whittle":
-        priorities = whittle_indices(expected, alpha=alpha, u=u, cost=cost)
-    elif policy == "greedy":
-        priorities = expected
-    else:
-        priorities = np.asarray(since_visit, dtype=np.float64)
+    priority = REVISIT_PRIORITIES[policy]
+    priorities = priority(expected=expected, alpha=alpha, u=u, cost=cost, since_visit=since_visit)
     return choose(priorities, cost, budget)
 
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,24 +210,3 @@ class DynamicPool(_ModelledPool):
         more = self.policy.activate(queue, self.target, DEPARTURE)
         self.target = min(self.max_fetchers, self.target + int(more))
         return self.target
-
-
-_POOL_POLICIES: dict[str, Callable[..., FixedPool]] = {
-    FixedPool.name: FixedPool,
-    StaticPool.name: StaticPool,
-    LatencyPool.name: LatencyPool,
-    DynamicPool.name: DynamicPool,
-}
-
-
-def pool_policy_names() -> list[str]:
-    return sorted(_POOL_POLICIES)
-
-
-def make_pool_policy(name: str, **settings: Any) -> FixedPool:
-    try:
-        factory = _POOL_POLICIES[name]
-    except KeyError:
-        known = ", ".join(pool_policy_names())
-        raise ValueError(f"unknown pool policy {name!r} (known: {known})") from None
-    return factory(**settings)

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from crawler.errors import ConfigError
-from policies.traversals import STATES, TRAVERSAL_POLICIES
+from policies.registry import names
+from policies.traversals import STATES
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -96,7 +97,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     traversals.add_argument("--pages", type=int, default=5_000, help="the testbed's size")
     traversals.add_argument("--web-seed", type=int, default=0, help="the testbed's seed")
     traversals.add_argument("--traversals", type=int, required=True)
-    traversals.add_argument("--policy", required=True, choices=TRAVERSAL_POLICIES)
+    traversals.add_argument("--policy", required=True, choices=names("traversal"))
     traversals.add_argument(
         "--state",
         choices=STATES,

@@ -29,7 +29,8 @@ import numpy as np
 import storage
 from crawler.pipeline.writer import Committed, PageSignature
 from policies import Candidate
-from policies.ephemeral import REVISIT_POLICIES, plan_revisits
+from policies.ephemeral import plan_revisits
+from policies.registry import names
 from policies.source_rates import mean_worths, poisson_rates
 
 PRIOR_WEIGHT = 1.0  # in items: the worth prior is as strong as one scored item
@@ -50,11 +51,9 @@ class RevisitSettings:
     prior_worth: float = 0.1  # relevance expected of a source's items before any is scored
 
     def __post_init__(self) -> None:
-        if self.policy not in (*REVISIT_POLICIES, "off"):
-            raise ValueError(
-                f"revisit must be one of {', '.join((*REVISIT_POLICIES, 'off'))}, "
-                f"got {self.policy!r}"
-            )
+        known = (*names("revisit"), "off")
+        if self.policy not in known:
+            raise ValueError(f"revisit must be one of {', '.join(known)}, got {self.policy!r}")
         for name in ("period", "budget", "interest_half_life", "prior_rate", "prior_worth"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):

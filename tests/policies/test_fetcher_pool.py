@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from policies import make_pool_policy, pool_policy_names
 from policies.fetcher_mdp import ARRIVAL, DEPARTURE
-from policies.fetcher_pool import make_pool_policy, pool_policy_names
 from policies.mm1k import optimal_fetchers
 
 
