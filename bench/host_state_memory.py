@@ -38,7 +38,7 @@ from crawler.net.robots import RobotsCache
 from crawler.pipeline.writer import StateWrite, StorageWriter
 
 UNBOUNDED = 10**9
-VISITS_PER_SECOND = 350.0  # as in the soak (README)
+VISITS_PER_SECOND = 350.0  # as in the soak (docs/reliability.md)
 CHECKPOINT_SECONDS = 10.0  # crawler.engine.checkpoints.CHECKPOINT_INTERVAL
 REVISIT_SHARE = 0.1
 
