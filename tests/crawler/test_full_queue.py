@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry
 from crawler.reporting.collection import status
 from crawler.reporting.history import read_history
 from crawler.reporting.report import summary
-from policies.fetcher_pool import pool_policy_names
+from policies import pool_policy_names
 from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site
 
 PAGES = [f"/p{i}" for i in range(60)]
