@@ -31,7 +31,7 @@ import tracemalloc
 from pathlib import Path
 
 import storage
-from crawler.config import DEFAULT_HOST_MEMORY
+from crawler.config import defaults
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.net.robots import RobotsCache
@@ -203,7 +203,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--capacity", type=int, default=DEFAULT_HOST_MEMORY)
+    parser.add_argument("--capacity", type=int, default=defaults.HOST_MEMORY)
     parser.add_argument("--samples", type=int, nargs="+", default=[10_000, 25_000, 50_000, 100_000])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--trace", action="store_true", help="the Python heap too (slower)")

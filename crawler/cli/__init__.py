@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 from crawler import __version__
 from crawler.cli import collection, crawl, report, research, testbed
-from crawler.cli.crawl import RUN_FLAGS, config_from_args
+from crawler.cli.crawl import config_from_args
 from crawler.errors import SettingsError, WarcError
 from storage import StorageError
 
-__all__ = ["RUN_FLAGS", "build_parser", "config_from_args", "main"]
+__all__ = ["build_parser", "config_from_args", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -9,78 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
-from policies import frontier_policy_names
+from crawler.config.reference import add_setting_flags, flag_names
+
 
 # run's flags, by setting name; each is passed on only when given
-RUN_FLAGS: dict[str, dict[str, Any]] = {
-    "db": {"help": "database URL (default sqlite+aiosqlite:///crawl.db)"},
-    "max_pages": {"type": int, "help": "stop after this many URLs are visited"},
-    "duration": {"type": float, "help": "stop after this many seconds"},
-    "policy": {"help": "frontier order: " + ", ".join(frontier_policy_names())},
-    "concurrency": {"type": int, "help": "visits in flight across all hosts"},
-    "per_host_concurrency": {"type": int, "help": "requests at once to one host (default 1)"},
-    "delay": {"type": float, "help": "minimum seconds between requests to a host"},
-    "max_depth": {"type": int, "help": "links followed from the seeds, at most"},
-    "metrics_host": {"help": "address of the /metrics and /healthz server"},
-    "metrics_port": {"type": int, "help": "port of the metrics server (0 disables)"},
-    "user_agent": {"help": "User-Agent sent, and matched in robots.txt"},
-    "relevance_threshold": {"type": float, "help": "relevance at which a page counts"},
-    "connect_timeout": {"type": float, "help": "seconds to connect"},
-    "total_timeout": {"type": float, "help": "seconds for a whole request"},
-    "max_body_bytes": {"type": int, "help": "largest body read"},
-    "max_redirects": {"type": int, "help": "redirects followed from one URL"},
-    "buffer": {"type": int, "help": "pages queued for the processor, at most (K)"},
-    "frontier_memory": {
-        "type": int,
-        "help": "frontier URLs held in memory; the rest wait in the database (default 100000)",
-    },
-    "host_memory": {
-        "type": int,
-        "help": "hosts whose state is held in memory; idle others wait in the database "
-        "(default 10000)",
-    },
-    "fetchers": {"help": "pool policy: fixed (concurrency), mm1k or mdp"},
-    "full_queue": {
-        "choices": ["block", "drop"],
-        "help": "a page meeting a full processor queue waits with its fetcher (block, the "
-        "default) or is dropped and fetched again later (drop: the paper's loss)",
-    },
-    "gamma": {
-        "type": float,
-        "help": "pool cost of an idle processor, in pages lost a second (default: mu (K+2)/K)",
-    },
-    "max_retries": {"type": int, "help": "times a 429/503 URL is tried again"},
-    "max_backoff": {"type": float, "help": "longest wait, in seconds, for a failing host"},
-    "robots_ttl": {"type": float, "help": "seconds a robots.txt is trusted"},
-    "robots_retry": {"type": float, "help": "seconds before asking again after a 5xx robots.txt"},
-    "progress_interval": {"type": float, "help": "seconds between progress log lines"},
-    "revisit": {"help": "re-visit policy for sources: whittle, greedy, round-robin or off"},
-    "revisit_period": {"type": float, "help": "seconds between re-visit plans (default 300)"},
-    "revisit_budget": {"type": float, "help": "source re-visits a period (default 10)"},
-    "interest_half_life": {
-        "type": float,
-        "help": "seconds for a new item's interest to halve (default 86400)",
-    },
-    "source_half_lives": {
-        "action": "append",
-        "metavar": "PREFIX=SECONDS",
-        "help": "interest half-life of the sources under a URL prefix (repeatable)",
-    },
-    "source_min_links": {"type": int, "help": "links that make a page a source (default 20)"},
-    "max_sources": {"type": int, "help": "sources tracked, at most (default 10000)"},
-    "warc": {
-        "metavar": "DIR",
-        "help": "write every answer to WARC files in this directory (none by default)",
-    },
-    "warc_max_size": {
-        "type": int,
-        "metavar": "BYTES",
-        "help": "size at which the next WARC file starts (default 1000000000)",
-    },
-    "warc_prefix": {"help": "WARC file names start with this (default crawl)"},
-}
-
-
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run = commands.add_parser("run", help="crawl from seeds towards a topic")
     run.add_argument("--config", type=Path, help="TOML file of settings (flags override it)")
@@ -114,8 +46,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         dest="store_text",
         help="keep titles and scores, not page text",
     )
-    for name, options in RUN_FLAGS.items():
-        run.add_argument("--" + name.replace("_", "-"), dest=name, **options)
+    add_setting_flags(run)
     run.set_defaults(handler=_run)
     health = commands.add_parser(
         "healthcheck", help="ask a running crawler's /healthz on the port its settings name"
@@ -156,7 +87,7 @@ def _read_seeds_file(path: Path) -> list[str]:
 
 def config_from_args(args: argparse.Namespace) -> CrawlConfig:
     file_values = read_toml(args.config) if args.config else {}
-    flags: dict[str, Any] = {name: getattr(args, name) for name in RUN_FLAGS}
+    flags: dict[str, Any] = {name: getattr(args, name) for name in flag_names()}
     for name in ("allowed_domains", "allowed_networks", "allow_private_networks", "store_text"):
         flags[name] = getattr(args, name)
     seeds = list(args.seeds or [])

@@ -53,15 +53,17 @@ MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EngineLimits:
-    max_pages: int | None = None
-    duration: float | None = None
-    concurrency: int = 16
-    max_retries: int = 3
-    buffer: int = 16  # K: pages queued for the processor, the one it works on included
-    relevance_threshold: float = 0.1
-    stop_grace: float = 30.0  # seconds visits in flight get to finish at shutdown
-    drop_at_full_queue: bool = False  # the paper's loss, instead of waiting for room
-    frontier_memory: int = 100_000  # candidates held in memory; the rest wait in the database
+    """The limits section's values the engine needs; their defaults are the settings'."""
+
+    max_pages: int | None
+    duration: float | None
+    concurrency: int
+    max_retries: int
+    buffer: int  # K: pages queued for the processor, the one it works on included
+    relevance_threshold: float
+    stop_grace: float  # seconds visits in flight get to finish at shutdown
+    drop_at_full_queue: bool  # the paper's loss, instead of waiting for room
+    frontier_memory: int  # candidates held in memory; the rest wait in the database
 
 
 class Engine:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import storage
+from crawler.config import defaults
 from crawler.pipeline.writer import Committed, PageSignature
 from policies import Candidate
 from policies.ephemeral import plan_revisits
@@ -40,13 +41,13 @@ REVISIT_SCORE = 1.0  # a re-visit's link score: the most relevant-looking
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RevisitSettings:
-    policy: str = "off"  # whittle | greedy | round-robin | off
-    period: float = 300.0  # seconds between re-visit plans
-    budget: float = 10.0  # re-visit cost a period (a source costs 1 on a host at the delay)
-    interest_half_life: float = 86_400.0  # seconds for an item's worth to halve
+    policy: str = defaults.REVISIT  # a registered re-visit policy, or off
+    period: float = defaults.REVISIT_PERIOD
+    budget: float = defaults.REVISIT_BUDGET
+    interest_half_life: float = defaults.INTEREST_HALF_LIFE
     half_lives: tuple[tuple[str, float], ...] = ()  # (URL prefix, seconds): the longest wins
-    min_links: int = 20  # links in scope that make a page a source
-    max_sources: int = 10_000
+    min_links: int = defaults.SOURCE_MIN_LINKS
+    max_sources: int = defaults.MAX_SOURCES
     prior_rate: float = 1.0  # new items a period expected of a source not yet re-visited
     prior_worth: float = 0.1  # relevance expected of a source's items before any is scored
 

@@ -14,7 +14,7 @@ from typing import IO, Any
 from sqlalchemy.engine import make_url
 
 import storage
-from crawler.config import DEFAULT_RELEVANCE_THRESHOLD
+from crawler.config import defaults
 from crawler.telemetry.timeline import requests_per_page
 from policies.source_rates import change_rates
 
@@ -93,7 +93,7 @@ async def status(db: str, *, relevance_threshold: float | None = None) -> storag
             if relevance_threshold is None:
                 meta = await storage.get_meta(connection)
                 relevance_threshold = float(
-                    meta.get("relevance_threshold", DEFAULT_RELEVANCE_THRESHOLD)
+                    meta.get("relevance_threshold", defaults.RELEVANCE_THRESHOLD)
                 )
             report = await storage.crawl_status(connection, relevance_threshold=relevance_threshold)
             timeline = await storage.load_timeline(connection)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 import storage
-from crawler.config import DEFAULT_RELEVANCE_THRESHOLD
+from crawler.config import defaults
 from crawler.reporting.collection import check_database_exists
 from crawler.reporting.ground_truth import read_relevance
 
@@ -62,7 +62,7 @@ async def read_history(db: str) -> CrawlHistory:
         await engine.dispose()
     outcomes = Counter(row.error or "ok" for row in rows)
     fetched = sorted((row for row in rows if row.fetched_at is not None), key=_fetched_at)
-    threshold = float(meta.get("relevance_threshold", DEFAULT_RELEVANCE_THRESHOLD))
+    threshold = float(meta.get("relevance_threshold", defaults.RELEVANCE_THRESHOLD))
     history = CrawlHistory(
         topic=meta.get("topic", ""),
         relevance_threshold=threshold,

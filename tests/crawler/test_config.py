@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
+from crawler.config import ConfigError, CrawlConfig, build_config, read_toml, setting_names
 
 
 def test_layers_apply_in_order_file_then_environment_then_flags(tmp_path: Path) -> None:
@@ -81,3 +81,43 @@ def test_the_shipped_daemon_config_is_valid() -> None:
     config.check_runnable()
     assert config.metrics_host == "0.0.0.0"
     assert config.db.endswith("/data/crawl.db")
+
+
+def test_the_settings_reference_is_made_from_the_declarations() -> None:
+    from crawler.config.reference import TABLE_END, TABLE_START, settings_table
+
+    text = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text()
+    start, end = text.index(TABLE_START), text.index(TABLE_END) + len(TABLE_END)
+    assert text[start:end] == settings_table()  # python -m crawler.config.reference
+    for name in setting_names():
+        assert f"`{name}`" in settings_table()
+
+
+def test_every_setting_with_a_flag_is_a_flag_of_run() -> None:
+    from crawler.cli import build_parser
+    from crawler.config.reference import flag_names
+
+    args = build_parser().parse_args(
+        ["run", "--delay", "2.5", "--max-pages", "7", "--source-half-lives", "http://a/=60"]
+    )
+    assert (args.delay, args.max_pages, args.source_half_lives) == (2.5, 7, ["http://a/=60"])
+    for name in flag_names():
+        assert hasattr(args, name)
+    assert set(flag_names()) < set(setting_names())
+
+
+def test_a_toml_file_may_group_settings_by_section(tmp_path: Path) -> None:
+    path = tmp_path / "crawl.toml"
+    path.write_text(
+        'topic = "x"\n[politeness]\ndelay = 2.5\nmax-retries = 1\n[pool]\nfetchers = "mm1k"\n'
+    )
+    config = build_config(file_values=read_toml(path), environ={})
+    assert (config.topic, config.delay, config.max_retries, config.fetchers) == (
+        "x",
+        2.5,
+        1,
+        "mm1k",
+    )
+    path.write_text("[pool]\ndelay = 2.5\n")
+    with pytest.raises(ConfigError, match=r"'delay' belongs in \[politeness\], not \[pool\]"):
+        read_toml(path)

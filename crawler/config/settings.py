@@ -1,0 +1,330 @@
+"""The settings of a crawl, in sections: each field declared once, with its default
+(`crawler.config.defaults`), its section and its help. The flags of `crawler run`, the
+TOML file's tables and the settings reference (docs/configuration.md) are made from these
+declarations (`crawler.config.reference`). A bad setting fails at start with a message
+that names it.
+
+    crawl       seeds, topic, database, frontier policy, scope, what counts as relevant
+    limits      when the crawl stops and how much it holds in memory
+    fetch       the requests: User-Agent, timeouts, sizes, the networks allowed
+    politeness  each host's delay, concurrency, back-off and robots.txt
+    pool        the fetcher pool's policy and the processor queue's behaviour when full
+    revisits    re-visiting sources of new content
+    metrics     the /metrics and /healthz server, the progress lines
+    warc        WARC files of every answer
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from crawler.config import defaults
+from crawler.errors import ConfigError
+from crawler.net.robots import PRODUCT_TOKEN
+from policies.registry import names
+
+SECTIONS = ("crawl", "limits", "fetch", "politeness", "pool", "revisits", "metrics", "warc")
+FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
+REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
+_WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def setting(
+    default: Any, section: str, help: str, *, flag: bool = True, metavar: str | None = None
+) -> Any:
+    """A setting's declaration: its default, its section, its help; `flag`: whether
+    `crawler run` has a flag for it (seeds and topics have flags of their own)."""
+    assert section in SECTIONS, section
+    metadata = {"section": section, "help": help, "flag": flag, "metavar": metavar}
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CrawlConfig:
+    # crawl
+    seeds: tuple[str, ...] = setting(
+        (), "crawl", "seed URLs (`--seed`, repeatable; `--seeds-file`, one a line)", flag=False
+    )
+    topic: str = setting(
+        "", "crawl", "the topic as text (`--topic`; `--topic-file` takes text or HTML)", flag=False
+    )
+    db: str = setting(defaults.DB, "crawl", "database URL")
+    policy: str = setting(
+        defaults.POLICY,
+        "crawl",
+        "frontier order: " + ", ".join(names("frontier")) + " (docs/frontier.md)",
+    )
+    allowed_domains: tuple[str, ...] = setting(
+        (),
+        "crawl",
+        "domains (with subdomains) to stay in (`--allowed-domain`); default: the seeds' hosts",
+        flag=False,
+    )
+    max_depth: int | None = setting(None, "crawl", "links followed from the seeds, at most")
+    relevance_threshold: float = setting(
+        defaults.RELEVANCE_THRESHOLD,
+        "crawl",
+        "relevance at which a page counts as relevant (status, metrics, feedback)",
+    )
+    store_text: bool = setting(
+        True,
+        "crawl",
+        "keep each page's text (compressed) in the collection (`--no-store-text`)",
+        flag=False,
+    )
+    # limits
+    max_pages: int | None = setting(
+        None, "limits", "stop after this many URLs are visited (in this run)"
+    )
+    duration: float | None = setting(None, "limits", "stop after this many seconds")
+    concurrency: int = setting(
+        defaults.CONCURRENCY,
+        "limits",
+        "visits fetching at once across all hosts (a redirect waiting for its target host's turn is not fetching)",
+    )
+    buffer: int = setting(
+        defaults.BUFFER, "limits", "K: pages queued for the processor, the one in service included"
+    )
+    frontier_memory: int = setting(
+        defaults.FRONTIER_MEMORY,
+        "limits",
+        "frontier URLs held in memory; the rest wait in the database and are read back in the policy's order",
+    )
+    host_memory: int = setting(
+        defaults.HOST_MEMORY,
+        "limits",
+        "hosts whose robots.txt and politeness state are held in memory; idle hosts beyond wait in the database and are read back when next visited",
+    )
+    # fetch
+    user_agent: str = setting(
+        defaults.USER_AGENT, "fetch", "User-Agent sent and matched in robots.txt; add a contact URL"
+    )
+    connect_timeout: float = setting(defaults.CONNECT_TIMEOUT, "fetch", "seconds to connect")
+    total_timeout: float = setting(defaults.TOTAL_TIMEOUT, "fetch", "seconds for a whole request")
+    max_body_bytes: int = setting(defaults.MAX_BODY_BYTES, "fetch", "largest body read")
+    max_redirects: int = setting(defaults.MAX_REDIRECTS, "fetch", "redirects followed from one URL")
+    allow_private_networks: bool = setting(
+        False,
+        "fetch",
+        "allow private, loopback and link-local addresses (`--allow-private-networks`)",
+        flag=False,
+    )
+    allowed_networks: tuple[str, ...] = setting(
+        (), "fetch", "networks allowed anyway (`--allow-network CIDR`, repeatable)", flag=False
+    )
+    # politeness
+    delay: float = setting(
+        defaults.DELAY,
+        "politeness",
+        "minimum seconds between a response and the next request to its host",
+    )
+    per_host_concurrency: int = setting(
+        defaults.PER_HOST_CONCURRENCY, "politeness", "requests at once to one host"
+    )
+    max_retries: int = setting(
+        defaults.MAX_RETRIES, "politeness", "times a 429/503 URL is tried again"
+    )
+    max_backoff: float = setting(
+        defaults.MAX_BACKOFF, "politeness", "longest wait, in seconds, imposed on a failing host"
+    )
+    robots_ttl: float = setting(
+        defaults.ROBOTS_TTL, "politeness", "seconds a robots.txt is trusted"
+    )
+    robots_retry: float = setting(
+        defaults.ROBOTS_RETRY, "politeness", "seconds before asking again after a 5xx robots.txt"
+    )
+    # pool
+    fetchers: str = setting(
+        defaults.FETCHERS,
+        "pool",
+        "fetcher pool policy: " + ", ".join(names("pool")) + " (docs/fetcher-pool.md)",
+    )
+    full_queue: str = setting(
+        defaults.FULL_QUEUE,
+        "pool",
+        "a page meeting a full processor queue waits with its fetcher (block) or is dropped "
+        "and fetched again later (drop: the paper's loss)",
+    )
+    gamma: float | None = setting(
+        None,
+        "pool",
+        "pool cost of an idle processor, in pages lost per second; by default γ(K) = μ(K+2)/K for the current μ estimate",
+    )
+    # revisits
+    revisit: str = setting(
+        defaults.REVISIT,
+        "revisits",
+        "re-visit policy for sources: " + ", ".join(REVISIT_POLICIES) + " (docs/revisits.md)",
+    )
+    revisit_period: float = setting(
+        defaults.REVISIT_PERIOD, "revisits", "seconds between re-visit plans"
+    )
+    revisit_budget: float = setting(
+        defaults.REVISIT_BUDGET,
+        "revisits",
+        "re-visit cost a period: a source costs 1, more on a host with a longer Crawl-delay",
+    )
+    interest_half_life: float = setting(
+        defaults.INTEREST_HALF_LIFE,
+        "revisits",
+        "seconds for a new item's interest to halve (the topic's μ)",
+    )
+    source_half_lives: tuple[str, ...] = setting(
+        (),
+        "revisits",
+        "other half-lives for the sources under a URL prefix (repeatable)",
+        metavar="PREFIX=SECONDS",
+    )
+    source_min_links: int = setting(
+        defaults.SOURCE_MIN_LINKS,
+        "revisits",
+        "links in scope that make a page a source (seeds always are)",
+    )
+    max_sources: int = setting(defaults.MAX_SOURCES, "revisits", "sources tracked, at most")
+    # metrics
+    metrics_host: str = setting(
+        defaults.METRICS_HOST, "metrics", "address of the /metrics and /healthz server"
+    )
+    metrics_port: int = setting(
+        defaults.METRICS_PORT, "metrics", "port of the metrics server (0 disables)"
+    )
+    progress_interval: float = setting(
+        defaults.PROGRESS_INTERVAL,
+        "metrics",
+        "seconds between progress log lines when not on a terminal",
+    )
+    # warc
+    warc: str | None = setting(
+        None,
+        "warc",
+        "a directory to write every answer to, as WARC files (docs/operations.md)",
+        metavar="DIR",
+    )
+    warc_max_size: int = setting(
+        defaults.WARC_MAX_SIZE, "warc", "bytes at which the next WARC file starts", metavar="BYTES"
+    )
+    warc_prefix: str = setting(defaults.WARC_PREFIX, "warc", "WARC file names begin with it")
+
+    def __post_init__(self) -> None:
+        positive = (
+            "concurrency",
+            "per_host_concurrency",
+            "connect_timeout",
+            "total_timeout",
+            "max_body_bytes",
+            "robots_ttl",
+            "robots_retry",
+            "progress_interval",
+            "max_backoff",
+            "revisit_period",
+            "revisit_budget",
+            "interest_half_life",
+            "source_min_links",
+            "max_sources",
+            "warc_max_size",
+            "host_memory",
+        )
+        for name in positive:
+            _require(getattr(self, name) > 0, name, "must be greater than 0")
+        for name in ("delay", "max_redirects", "max_retries"):
+            _require(getattr(self, name) >= 0, name, "must not be negative")
+        for name in ("max_pages", "duration", "max_depth"):
+            value = getattr(self, name)
+            _require(value is None or value >= 0, name, "must not be negative")
+        _require(
+            0.0 <= self.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
+        )
+        _require(self.buffer >= 2, "buffer", "must hold at least 2 pages")
+        _require(
+            self.full_queue in FULL_QUEUE_POLICIES,
+            "full_queue",
+            f"must be one of {', '.join(FULL_QUEUE_POLICIES)} (got {self.full_queue!r})",
+        )
+        _require(self.warc is None or bool(self.warc.strip()), "warc", "must name a directory")
+        _require(
+            _WARC_PREFIX.fullmatch(self.warc_prefix) is not None,
+            "warc_prefix",
+            "must be letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )
+        _require(self.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
+        _require(
+            self.gamma is None or (math.isfinite(self.gamma) and self.gamma > 0),
+            "gamma",
+            "must be a positive number",
+        )
+        pools = names("pool")
+        _require(
+            self.fetchers in pools,
+            "fetchers",
+            f"must be one of {', '.join(pools)} (got {self.fetchers!r})",
+        )
+        _require(0 <= self.metrics_port <= 65535, "metrics_port", "must be a port (0 disables)")
+        _require(
+            PRODUCT_TOKEN.match(self.user_agent.strip()) is not None,
+            "user_agent",
+            "must start with a product token (letters, '-' or '_'), as robots.txt names it",
+        )
+        known = names("frontier")
+        _require(
+            self.policy in known,
+            "policy",
+            f"must be one of {', '.join(known)} (got {self.policy!r})",
+        )
+        _require(
+            self.revisit in REVISIT_POLICIES,
+            "revisit",
+            f"must be one of {', '.join(REVISIT_POLICIES)} (got {self.revisit!r})",
+        )
+        for name in (
+            "delay",
+            "duration",
+            "connect_timeout",
+            "total_timeout",
+            "revisit_period",
+            "revisit_budget",
+            "interest_half_life",
+        ):
+            value = getattr(self, name)
+            _require(value is None or math.isfinite(value), name, "must be finite")
+
+        self.half_lives()  # each names its prefix and a positive number of seconds
+
+    def half_lives(self) -> tuple[tuple[str, float], ...]:
+        """`source_half_lives` as (prefix, seconds) pairs."""
+        pairs = []
+        for entry in self.source_half_lives:
+            prefix, _, seconds = entry.rpartition("=")
+            try:
+                value = float(seconds)
+            except ValueError:
+                value = math.nan
+            _require(
+                bool(prefix) and math.isfinite(value) and value > 0,
+                "source_half_lives",
+                f"entries are URL_PREFIX=SECONDS with SECONDS > 0 (got {entry!r})",
+            )
+            pairs.append((prefix, value))
+        return tuple(pairs)
+
+    def check_runnable(self) -> None:
+        """What `crawler run` needs beyond valid values."""
+        _require(bool(self.seeds), "seeds", "give at least one seed URL (--seed or --seeds-file)")
+        _require(bool(self.topic.strip()), "topic", "give a topic (--topic or --topic-file)")
+
+
+def _require(condition: bool, name: str, message: str) -> None:
+    if not condition:
+        raise ConfigError(f"setting {name!r} {message}")
+
+
+def setting_names() -> list[str]:
+    return [f.name for f in dataclasses.fields(CrawlConfig)]
+
+
+def section_of(name: str) -> str:
+    """The section a setting belongs to."""
+    return str(CrawlConfig.__dataclass_fields__[name].metadata["section"])
