@@ -18,19 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from crawler.config import defaults
-from crawler.errors import ConfigError
-from crawler.net.robots import PRODUCT_TOKEN
+from crawler.config.checks import REVISIT_POLICIES, check, require
 from policies.registry import names
 
 SECTIONS = ("crawl", "limits", "fetch", "politeness", "pool", "revisits", "metrics", "warc")
-FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
-REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
-_WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def setting(
@@ -84,7 +79,8 @@ class CrawlConfig:
     concurrency: int = setting(
         defaults.CONCURRENCY,
         "limits",
-        "visits fetching at once across all hosts (a redirect waiting for its target host's turn is not fetching)",
+        "visits fetching at once across all hosts (a redirect waiting for its target "
+        "host's turn is not fetching)",
     )
     buffer: int = setting(
         defaults.BUFFER, "limits", "K: pages queued for the processor, the one in service included"
@@ -92,12 +88,14 @@ class CrawlConfig:
     frontier_memory: int = setting(
         defaults.FRONTIER_MEMORY,
         "limits",
-        "frontier URLs held in memory; the rest wait in the database and are read back in the policy's order",
+        "frontier URLs held in memory; the rest wait in the database and are read back "
+        "in the policy's order",
     )
     host_memory: int = setting(
         defaults.HOST_MEMORY,
         "limits",
-        "hosts whose robots.txt and politeness state are held in memory; idle hosts beyond wait in the database and are read back when next visited",
+        "hosts whose robots.txt and politeness state are held in memory; idle hosts "
+        "beyond wait in the database and are read back when next visited",
     )
     # fetch
     user_agent: str = setting(
@@ -152,7 +150,8 @@ class CrawlConfig:
     gamma: float | None = setting(
         None,
         "pool",
-        "pool cost of an idle processor, in pages lost per second; by default γ(K) = μ(K+2)/K for the current μ estimate",
+        "pool cost of an idle processor, in pages lost per second; by default "
+        "gamma(K) = mu (K+2)/K for the current estimate of mu",
     )
     # revisits
     revisit: str = setting(
@@ -210,88 +209,7 @@ class CrawlConfig:
     warc_prefix: str = setting(defaults.WARC_PREFIX, "warc", "WARC file names begin with it")
 
     def __post_init__(self) -> None:
-        positive = (
-            "concurrency",
-            "per_host_concurrency",
-            "connect_timeout",
-            "total_timeout",
-            "max_body_bytes",
-            "robots_ttl",
-            "robots_retry",
-            "progress_interval",
-            "max_backoff",
-            "revisit_period",
-            "revisit_budget",
-            "interest_half_life",
-            "source_min_links",
-            "max_sources",
-            "warc_max_size",
-            "host_memory",
-        )
-        for name in positive:
-            _require(getattr(self, name) > 0, name, "must be greater than 0")
-        for name in ("delay", "max_redirects", "max_retries"):
-            _require(getattr(self, name) >= 0, name, "must not be negative")
-        for name in ("max_pages", "duration", "max_depth"):
-            value = getattr(self, name)
-            _require(value is None or value >= 0, name, "must not be negative")
-        _require(
-            0.0 <= self.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
-        )
-        _require(self.buffer >= 2, "buffer", "must hold at least 2 pages")
-        _require(
-            self.full_queue in FULL_QUEUE_POLICIES,
-            "full_queue",
-            f"must be one of {', '.join(FULL_QUEUE_POLICIES)} (got {self.full_queue!r})",
-        )
-        _require(self.warc is None or bool(self.warc.strip()), "warc", "must name a directory")
-        _require(
-            _WARC_PREFIX.fullmatch(self.warc_prefix) is not None,
-            "warc_prefix",
-            "must be letters, digits, '.', '_' or '-', starting with a letter or digit",
-        )
-        _require(self.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
-        _require(
-            self.gamma is None or (math.isfinite(self.gamma) and self.gamma > 0),
-            "gamma",
-            "must be a positive number",
-        )
-        pools = names("pool")
-        _require(
-            self.fetchers in pools,
-            "fetchers",
-            f"must be one of {', '.join(pools)} (got {self.fetchers!r})",
-        )
-        _require(0 <= self.metrics_port <= 65535, "metrics_port", "must be a port (0 disables)")
-        _require(
-            PRODUCT_TOKEN.match(self.user_agent.strip()) is not None,
-            "user_agent",
-            "must start with a product token (letters, '-' or '_'), as robots.txt names it",
-        )
-        known = names("frontier")
-        _require(
-            self.policy in known,
-            "policy",
-            f"must be one of {', '.join(known)} (got {self.policy!r})",
-        )
-        _require(
-            self.revisit in REVISIT_POLICIES,
-            "revisit",
-            f"must be one of {', '.join(REVISIT_POLICIES)} (got {self.revisit!r})",
-        )
-        for name in (
-            "delay",
-            "duration",
-            "connect_timeout",
-            "total_timeout",
-            "revisit_period",
-            "revisit_budget",
-            "interest_half_life",
-        ):
-            value = getattr(self, name)
-            _require(value is None or math.isfinite(value), name, "must be finite")
-
-        self.half_lives()  # each names its prefix and a positive number of seconds
+        check(self)
 
     def half_lives(self) -> tuple[tuple[str, float], ...]:
         """`source_half_lives` as (prefix, seconds) pairs."""
@@ -302,7 +220,7 @@ class CrawlConfig:
                 value = float(seconds)
             except ValueError:
                 value = math.nan
-            _require(
+            require(
                 bool(prefix) and math.isfinite(value) and value > 0,
                 "source_half_lives",
                 f"entries are URL_PREFIX=SECONDS with SECONDS > 0 (got {entry!r})",
@@ -312,13 +230,8 @@ class CrawlConfig:
 
     def check_runnable(self) -> None:
         """What `crawler run` needs beyond valid values."""
-        _require(bool(self.seeds), "seeds", "give at least one seed URL (--seed or --seeds-file)")
-        _require(bool(self.topic.strip()), "topic", "give a topic (--topic or --topic-file)")
-
-
-def _require(condition: bool, name: str, message: str) -> None:
-    if not condition:
-        raise ConfigError(f"setting {name!r} {message}")
+        require(bool(self.seeds), "seeds", "give at least one seed URL (--seed or --seeds-file)")
+        require(bool(self.topic.strip()), "topic", "give a topic (--topic or --topic-file)")
 
 
 def setting_names() -> list[str]:

@@ -1,0 +1,108 @@
+"""The checks of a crawl's settings, each failure a message naming the setting."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING
+
+from crawler.errors import ConfigError
+from crawler.net.robots import PRODUCT_TOKEN
+from policies.registry import names
+
+if TYPE_CHECKING:
+    from crawler.config.settings import CrawlConfig
+
+FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
+REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
+_WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check(config: CrawlConfig) -> None:
+    positive = (
+        "concurrency",
+        "per_host_concurrency",
+        "connect_timeout",
+        "total_timeout",
+        "max_body_bytes",
+        "robots_ttl",
+        "robots_retry",
+        "progress_interval",
+        "max_backoff",
+        "revisit_period",
+        "revisit_budget",
+        "interest_half_life",
+        "source_min_links",
+        "max_sources",
+        "warc_max_size",
+        "host_memory",
+    )
+    for name in positive:
+        require(getattr(config, name) > 0, name, "must be greater than 0")
+    for name in ("delay", "max_redirects", "max_retries"):
+        require(getattr(config, name) >= 0, name, "must not be negative")
+    for name in ("max_pages", "duration", "max_depth"):
+        value = getattr(config, name)
+        require(value is None or value >= 0, name, "must not be negative")
+    require(
+        0.0 <= config.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
+    )
+    require(config.buffer >= 2, "buffer", "must hold at least 2 pages")
+    require(
+        config.full_queue in FULL_QUEUE_POLICIES,
+        "full_queue",
+        f"must be one of {', '.join(FULL_QUEUE_POLICIES)} (got {config.full_queue!r})",
+    )
+    require(config.warc is None or bool(config.warc.strip()), "warc", "must name a directory")
+    require(
+        _WARC_PREFIX.fullmatch(config.warc_prefix) is not None,
+        "warc_prefix",
+        "must be letters, digits, '.', '_' or '-', starting with a letter or digit",
+    )
+    require(config.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
+    require(
+        config.gamma is None or (math.isfinite(config.gamma) and config.gamma > 0),
+        "gamma",
+        "must be a positive number",
+    )
+    pools = names("pool")
+    require(
+        config.fetchers in pools,
+        "fetchers",
+        f"must be one of {', '.join(pools)} (got {config.fetchers!r})",
+    )
+    require(0 <= config.metrics_port <= 65535, "metrics_port", "must be a port (0 disables)")
+    require(
+        PRODUCT_TOKEN.match(config.user_agent.strip()) is not None,
+        "user_agent",
+        "must start with a product token (letters, '-' or '_'), as robots.txt names it",
+    )
+    known = names("frontier")
+    require(
+        config.policy in known,
+        "policy",
+        f"must be one of {', '.join(known)} (got {config.policy!r})",
+    )
+    require(
+        config.revisit in REVISIT_POLICIES,
+        "revisit",
+        f"must be one of {', '.join(REVISIT_POLICIES)} (got {config.revisit!r})",
+    )
+    for name in (
+        "delay",
+        "duration",
+        "connect_timeout",
+        "total_timeout",
+        "revisit_period",
+        "revisit_budget",
+        "interest_half_life",
+    ):
+        value = getattr(config, name)
+        require(value is None or math.isfinite(value), name, "must be finite")
+
+    config.half_lives()  # each names its prefix and a positive number of seconds
+
+
+def require(condition: bool, name: str, message: str) -> None:
+    if not condition:
+        raise ConfigError(f"setting {name!r} {message}")
