@@ -28,8 +28,9 @@ fast as the whole processor works. Lemma 1's unique minimiser is proved only for
 c = 1; for c > 1 the cost is unimodal in every case checked numerically (the tests
 compare the search with a dense grid). The critical gamma at which the minimiser is
 rho = 1 follows from dC/drho = 0 there (`critical_gamma`); it is mu (K + 2) / K when
-c = 1. Proposition 2 (the optimum grows with gamma) carries over: its proof only uses
-that the idle share falls as rho grows, which holds for every c.
+c = 1. Proposition 2 (the optimum grows with gamma) carries over wherever the minimiser
+is unique: its proof only uses that the idle share falls as rho grows, which holds for
+every c (more arrivals keep more workers busy).
 """
 
 from __future__ import annotations
