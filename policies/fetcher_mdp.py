@@ -12,17 +12,17 @@ Eq. (19)-(20) as printed use the pre-action r, flip a sign and write min{q+1, N}
 min{q+1, K}; this is the reading that reproduces the paper's Table 1.
 
 A processor of c workers (`servers`, M/M/c/K) changes the model in two places, the
-service rate and the starvation cost, and nowhere else. q is the pages in the system (waiting or in service),
-so min(q, c) workers are busy and pages leave at rate min(q, c) mu: the birth-death
-chain of `policies.mm1k` with the fetchers' births lambda r. Uniformisation needs a
-rate no smaller than any state's total, so nu = lambda N + c mu; the next event of a
-post-decision pair (q', r') is a departure with probability min(q', c) mu / nu, an
-arrival with lambda r' / nu, fictitious the rest. The starvation cost gamma 1(q = 0)
-becomes gamma times the idle share (c - min(q, c)) / c: the decision epochs are a
-Poisson process of rate nu, so their average is the time average (PASTA), the static
-model's gamma E[c - min(X, c)] / c. The loss term and its proof (eq. 25) are unchanged.
-Actions, feasible states and the forced activation in (1, 0, 0) stay as they are: a
-departure that empties the queue with no fetcher active would still reach the
+service rate and the starvation cost, and nowhere else. q is the pages in the system
+(waiting or in service), so min(q, c) workers are busy and pages leave at rate
+min(q, c) mu: the birth-death chain of `policies.mm1k` with the fetchers' births lambda r.
+Uniformisation needs a rate no smaller than any state's total, so nu = lambda N + c mu;
+the next event of a post-decision pair (q', r') is a departure with probability
+min(q', c) mu / nu, an arrival with lambda r' / nu, fictitious the rest. The starvation cost
+gamma 1(q = 0) becomes gamma times the idle share (c - min(q, c)) / c: the decision
+epochs are a Poisson process of rate nu, so their average is the time average (PASTA),
+the static model's gamma E[c - min(X, c)] / c. The loss term and its proof (eq. 25) are
+unchanged. Actions, feasible states and the forced activation in (1, 0, 0) stay as they
+are: a departure that empties the queue with no fetcher active would still reach the
 absorbing (0, 0, 2). With c = 1 every array is as above (the paper's), bit for bit.
 
 Solved by relative value iteration (Proposition 4), and exactly by a linear program
