@@ -11,6 +11,20 @@ gamma 1(q = 0) + nu 1(q = K, s = 1), so the average cost is gamma P(idle) + loss
 Eq. (19)-(20) as printed use the pre-action r, flip a sign and write min{q+1, N} for
 min{q+1, K}; this is the reading that reproduces the paper's Table 1.
 
+A processor of c workers (`servers`, M/M/c/K) changes the model in two places, the
+service rate and the starvation cost, and nowhere else. q is the pages in the system
+(waiting or in service), so min(q, c) workers are busy and pages leave at rate
+min(q, c) mu: the birth-death chain of `policies.mm1k` with the fetchers' births lambda r.
+Uniformisation needs a rate no smaller than any state's total, so nu = lambda N + c mu;
+the next event of a post-decision pair (q', r') is a departure with probability
+min(q', c) mu / nu, an arrival with lambda r' / nu, fictitious the rest. The starvation cost
+gamma 1(q = 0) becomes gamma times the idle share (c - min(q, c)) / c: the decision
+epochs are a Poisson process of rate nu, so their average is the time average (PASTA),
+the static model's gamma E[c - min(X, c)] / c. The loss term and its proof (eq. 25) are
+unchanged. Actions, feasible states and the forced activation in (1, 0, 0) stay as they
+are: a departure that empties the queue with no fetcher active would still reach the
+absorbing (0, 0, 2). With c = 1 every array is as above (the paper's), bit for bit.
+
 Solved by relative value iteration (Proposition 4), and exactly by a linear program
 over state-action frequencies, which checks it.
 """
@@ -45,14 +59,20 @@ class PoolModel:
         buffer: int,
         fetchers: int,
         gamma: float,
+        servers: int = 1,
     ) -> None:
         check_queue(
-            arrival_rate=arrival_rate, service_rate=service_rate, buffer=buffer, gamma=gamma
+            arrival_rate=arrival_rate,
+            service_rate=service_rate,
+            buffer=buffer,
+            gamma=gamma,
+            servers=servers,
         )
         if fetchers < 1:
             raise ValueError(f"at least one fetcher must be available, got {fetchers}")
         self.arrival_rate = arrival_rate  # lambda, per active fetcher
-        self.service_rate = service_rate  # mu
+        self.service_rate = service_rate  # mu, per server
+        self.servers = servers  # c, the processor's workers
         self.buffer = buffer  # K
         self.fetchers = fetchers  # N, the most that may be active
         self.gamma = gamma
@@ -69,8 +89,10 @@ class PoolModel:
         allowed[s == FICTITIOUS, ACTIVATE] = False
         allowed[(q == 1) & (r == 0) & (s == DEPARTURE), KEEP] = False  # never strand the pool
         self.allowed = allowed & self.feasible[:, None]
-        self.nu = arrival_rate * n + service_rate
-        self.cost = gamma * (q == 0) + self.nu * ((q == k) & (s == ARRIVAL))
+        c = servers
+        self.nu = arrival_rate * n + service_rate * c
+        idle = (c - np.minimum(q, c)) / c  # the idle share; 1(q = 0) when c = 1
+        self.cost = gamma * idle + self.nu * ((q == k) & (s == ARRIVAL))
         # the post-decision pair of each state and action
         post_q = np.empty((q.size, 2), dtype=np.int64)
         post_r = np.empty((q.size, 2), dtype=np.int64)
@@ -83,7 +105,7 @@ class PoolModel:
             )
         post_q = np.clip(post_q, 0, k)  # only infeasible states leave the range
         post_r = np.clip(post_r, 0, n)
-        p_departure = service_rate * (post_q > 0) / self.nu
+        p_departure = service_rate * np.minimum(post_q, c) / self.nu  # min(q', c) mu / nu
         p_arrival = arrival_rate * post_r / self.nu
         # next[x, a, e]: the state after action a in x and then event e; probability alike
         self.next = ((post_q * (n + 1) + post_r) * 3)[:, :, None] + np.arange(3)

@@ -8,12 +8,18 @@ answers with a target number of active fetchers, which the engine's dispatcher r
   the fetcher that just delivered again, or not) and every departure (activate one
   more, or not);
 - `latency`: a rule of thumb in the spirit of Scrapy's AutoThrottle, for comparison:
-  as many fetches in flight as keep the processor fed by Little's law, mu / lambda
+  as many fetches in flight as keep the processor fed by Little's law, c mu / lambda
   (the processor's rate times a fetch's latency).
 Solving is separate from adopting, so the engine can solve off its event loop. The
 estimates are read on a grid of relative steps of `tolerance` (in log scale): a new
 solution is wanted only when an estimate crosses into another cell, and solutions are
 kept by cell, so rates that come back to a cell solved before cost no new solve.
+
+The processor may be a pool of c workers (`servers`, default 1): the models are then
+the paper's with c servers, M/M/c/K (`policies.mm1k` and `policies.fetcher_mdp` say how
+the extension follows from the paper). mu is the rate of one worker (one over the time
+a worker spends on a page), K counts the pages in the workers as well as those waiting,
+and K >= c. With c = 1 everything is as in the paper.
 
 In the product a page that meets a full queue is not lost: its fetcher holds it until
 the processor frees a place (blocking after service; `full_queue = drop` restores the
@@ -22,13 +28,15 @@ blocked arrival. The event is the same in both systems, an arrival that finds q 
 the cost gamma P(idle) + (rate of arrivals at a full queue) prices what the paper
 prices; with blocking it is paid in a fetcher's waiting time instead of a request made
 again. Where the two differ: a blocked page enters at the next departure, so the queue
-stays full and the processor never idles while a page waits, and a blocked fetcher
-fetches nothing meanwhile. The model's idle probability therefore errs on the side of
+stays full and the processor never idles while a page waits (with c workers, K >= c
+keeps every worker busy while the queue is full), and a blocked fetcher fetches
+nothing meanwhile. The model's idle probability therefore errs on the side of
 idling, and its r counts the blocked fetchers as active.
 
-gamma is in the paper's units: idling the processor outright costs as much as losing
-gamma pages a second. Left unset it is gamma(K) = mu (K + 2) / K for the current mu,
-the value at which the static optimum is rho = 1: fetch as fast as the processor works.
+gamma is in the paper's units: idling the processor outright (all its workers) costs as
+much as losing gamma pages a second. Left unset it is gamma(K) = mu (K + 2) / K for the
+current mu (with c workers, `critical_gamma`'s gamma(K, c)), the value at which the
+static optimum is rho = 1: fetch as fast as the processor works.
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ from policies.fetcher_mdp import (
     PoolPolicy,
     relative_value_iteration,
 )
-from policies.mm1k import optimal_fetchers
+from policies.mm1k import check_servers, critical_gamma, optimal_fetchers
 
 DEFAULT_TOLERANCE = 0.1  # the grid's relative step: re-solve when lambda or mu moves 10%
 SOLUTIONS_KEPT = 64  # solutions kept by grid cell
@@ -100,10 +108,13 @@ class _ModelledPool(FixedPool):
         buffer: int,
         gamma: float | None = None,
         tolerance: float = DEFAULT_TOLERANCE,
+        servers: int = 1,
         **_ignored: Any,
     ) -> None:
         super().__init__(max_fetchers=max_fetchers)
+        check_servers(buffer=buffer, servers=servers)
         self.buffer = buffer
+        self.servers = servers  # c, the processor's workers
         self.gamma = gamma
         self.tolerance = tolerance
         self._solutions: OrderedDict[tuple[int, int], PoolSolution] = OrderedDict()
@@ -111,7 +122,7 @@ class _ModelledPool(FixedPool):
     def gamma_for(self, service_rate: float) -> float:
         if self.gamma is not None:
             return self.gamma
-        return service_rate * (self.buffer + 2) / self.buffer  # gamma(K)
+        return critical_gamma(buffer=self.buffer, service_rate=service_rate, servers=self.servers)
 
     def cell(self, arrival_rate: float, service_rate: float) -> tuple[int, int]:
         """The grid cell of the rates: steps of `tolerance`, relative."""
@@ -141,25 +152,29 @@ class _ModelledPool(FixedPool):
 
 
 class StaticPool(_ModelledPool):
-    """The M/M/1/K optimum for the current estimates, at most `max_fetchers`."""
+    """The M/M/c/K optimum for the current estimates, at most `max_fetchers`."""
 
     name = "mm1k"
 
     def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
         gamma = self.gamma_for(service_rate)
         pool = optimal_fetchers(
-            arrival_rate=arrival_rate, service_rate=service_rate, buffer=self.buffer, gamma=gamma
+            arrival_rate=arrival_rate,
+            service_rate=service_rate,
+            buffer=self.buffer,
+            gamma=gamma,
+            servers=self.servers,
         )
         return PoolSolution(arrival_rate, service_rate, pool.fetchers, pool.cost, gamma)
 
 
 class LatencyPool(_ModelledPool):
-    """mu / lambda fetchers: the processor's rate times the mean fetch latency."""
+    """c mu / lambda fetchers: the processor's rate times the mean fetch latency."""
 
     name = "latency"
 
     def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
-        target = max(1, math.ceil(service_rate / arrival_rate))
+        target = max(1, math.ceil(self.servers * service_rate / arrival_rate))
         return PoolSolution(arrival_rate, service_rate, target, math.nan, math.nan)
 
 
@@ -181,6 +196,7 @@ class DynamicPool(_ModelledPool):
             buffer=self.buffer,
             fetchers=self.max_fetchers,
             gamma=gamma,
+            servers=self.servers,
         )
         policy = relative_value_iteration(model)
         return PoolSolution(
