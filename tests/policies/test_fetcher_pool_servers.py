@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from policies import make_pool_policy
 from policies.fetcher_mdp import (
     ACTIVATE,
     ARRIVAL,
@@ -22,7 +23,6 @@ from policies.fetcher_mdp import (
     solve_exactly,
     stationary_distribution,
 )
-from policies.fetcher_pool import make_pool_policy
 from policies.mm1k import (
     cost,
     critical_gamma,
