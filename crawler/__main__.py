@@ -2,4 +2,5 @@ import sys
 
 from crawler.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # a worker process imports this module too, and must not run it
+    sys.exit(main())

@@ -30,6 +30,7 @@ from crawler.net.politeness import Politeness
 from crawler.net.robots import RobotsCache
 from crawler.net.urls import Scope
 from crawler.net.visit import Visitor
+from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive
 from crawler.startup import check_seeds_reachable, open_archive, parse_seeds, record_start
@@ -61,6 +62,8 @@ async def run_crawl(
 
     db = storage.open_engine(config.db)
     archive: WarcArchive | None = None
+    processors = config.processor_count()
+    analysis = AnalysisPool(processors, scorer.counter_) if processors > 1 else None
     try:
         await storage.create_schema(db)
         crawl_id = await record_start(db, config, seeds)
@@ -134,12 +137,14 @@ async def run_crawl(
             metrics=metrics,
             revisits=revisits,
             archive=archive,
+            analysis=analysis,
             pool=PoolControl(
                 make_pool_policy(
                     config.fetchers,
                     max_fetchers=config.concurrency,
                     buffer=config.buffer,
                     gamma=config.gamma,
+                    servers=processors,
                 ),
                 metrics,
                 admission,
@@ -171,7 +176,12 @@ async def run_crawl(
         reporter = asyncio.create_task(_report_progress(engine, progress, config.progress_interval))
         try:
             with _stop_on_signals(engine, enabled=handle_signals):
-                log.info("crawl started: %d seeds, policy %s", len(seeds), config.policy)
+                log.info(
+                    "crawl started: %d seeds, policy %s, %d processors",
+                    len(seeds),
+                    config.policy,
+                    processors,
+                )
                 summary = await engine.run()
         finally:
             reporter.cancel()
@@ -183,6 +193,8 @@ async def run_crawl(
         log.info("crawl stopped (%s)", summary.stop_reason)
         return summary
     finally:
+        if analysis is not None:
+            analysis.close()
         if archive is not None:
             archive.release()  # still open only if the crawl failed
         await _close_quietly("database", db.dispose())

@@ -49,6 +49,11 @@ def check(config: CrawlConfig) -> None:
     )
     require(config.buffer >= 2, "buffer", "must hold at least 2 pages")
     require(
+        config.processors is None or 1 <= config.processors <= config.buffer,
+        "processors",
+        f"must be between 1 and buffer ({config.buffer}): each works on a page of the queue",
+    )
+    require(
         config.full_queue in FULL_QUEUE_POLICIES,
         "full_queue",
         f"must be one of {', '.join(FULL_QUEUE_POLICIES)} (got {config.full_queue!r})",

@@ -26,6 +26,7 @@ ROBOTS_TTL = 86_400.0  # seconds a robots.txt is trusted
 ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
 
 FETCHERS = "mdp"  # the pool policy
+PROCESSORS = None  # processes analysing pages; None: one per core
 FULL_QUEUE = "block"  # a page meeting a full processor queue waits with its fetcher
 
 REVISIT = "off"

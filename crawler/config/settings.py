@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +142,12 @@ class CrawlConfig:
         "pool",
         "fetcher pool policy: " + ", ".join(names("pool")) + " (docs/fetcher-pool.md)",
     )
+    processors: int | None = setting(
+        defaults.PROCESSORS,
+        "pool",
+        "processes that analyse pages (c servers of the processor's queue); 1: the event "
+        "loop does it all; default: one per core",
+    )
     full_queue: str = setting(
         defaults.FULL_QUEUE,
         "pool",
@@ -227,6 +234,12 @@ class CrawlConfig:
             )
             pairs.append((prefix, value))
         return tuple(pairs)
+
+    def processor_count(self) -> int:
+        """`processors`, or one per core (at most the queue's K places)."""
+        if self.processors is not None:
+            return self.processors
+        return max(1, min(os.cpu_count() or 1, self.buffer))
 
     def check_runnable(self) -> None:
         """What `crawler run` needs beyond valid values."""

@@ -37,6 +37,7 @@ from crawler.engine.visits import Visits
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.net.visit import Visitor
+from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.frontier_store import BoundedFrontier
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive, WarcError
@@ -82,6 +83,7 @@ class Engine:
         pool: PoolControl,
         revisits: Revisits | None = None,
         archive: WarcArchive | None = None,
+        analysis: AnalysisPool | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -117,6 +119,7 @@ class Engine:
             buffer=limits.buffer,
             relevance_threshold=limits.relevance_threshold,
             on_change=self._changed,
+            analysis=analysis,
             clock=clock,
         )
         self.checkpoints = Checkpoints(

@@ -1,24 +1,33 @@
-"""The processor's queue of K places (Talim et al.'s buffer, the page in service
-included) and the loop that serves it: parse, score, and hand the result to the writer.
+"""The processor's queue of K places (Talim et al.'s buffer, the pages in service
+included) and the c servers that serve it: analyse, score, and hand the result to the
+writer.
 
-A page that meets a full queue waits with its fetcher until the processor frees a place
-(blocking after service, `wait_for_room`): waiters enter in the order they began to wait.
-Every page's service and every wait is told to the pool's statistics.
+With one processor (c = 1) each page is analysed and scored on the event loop. With c
+processors, c servers each take a page and have it analysed in a worker process
+(`crawler.pipeline.analysis_pool`), then score it here, in the order the pages were
+taken: the learned state has one owner and sees the pages in the queue's order, so the
+scores are those one processor would give. A page that meets a full queue waits with its
+fetcher until a server frees a place (blocking after service, `wait_for_room`): waiters
+enter in the order they began to wait. Every page's service (one server's time on it)
+and every server's wait for work is told to the pool's statistics.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.summary import CrawlSummary
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.processor import Processor
+from crawler.pipeline.analysis_pool import AnalysisPool
+from crawler.pipeline.processor import UNREADABLE, Processor
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 
@@ -37,9 +46,12 @@ class Processing:
         buffer: int,
         relevance_threshold: float,
         on_change: Callable[[], None],
+        analysis: AnalysisPool | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.processor = processor
+        self.analysis = analysis  # None: pages are analysed on the event loop
+        self.servers = 1 if analysis is None else analysis.workers
         self.writer = writer
         self.pool = pool
         self.metrics = metrics
@@ -50,8 +62,11 @@ class Processing:
         self.clock = clock
         # bounded here (K, the page in service included), not by the queue
         self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
-        self._room = asyncio.Event()  # the processor took a page: a blocked one may enter
+        self._room = asyncio.Event()  # a server took a page: a blocked one may enter
         self._serving = 0
+        self._taken = 0  # pages taken by a server, in the queue's order
+        self._finished = 0  # pages scored, in the same order
+        self._turn = asyncio.Event()  # a page was scored: the next in order may be
 
     @property
     def length(self) -> int:
@@ -69,8 +84,8 @@ class Processing:
         self._responses.put_nowait(visit)
 
     def close(self) -> None:
-        """No more pages: the loop ends once those queued are served."""
-        self._responses.put_nowait(None)
+        """No more pages: the servers end once those queued are served."""
+        self._responses.put_nowait(None)  # each server passes it on to the next
 
     async def wait_for_room(self) -> None:
         """Hold the fetcher and its page until the queue has room (blocking after
@@ -80,17 +95,26 @@ class Processing:
             await self._room.wait()
 
     async def run(self, *, fetching: Callable[[], int]) -> None:
-        """Serve the queue until it is closed; `fetching` counts the visits in flight."""
+        """Serve the queue with c servers until it is closed; `fetching` counts the visits
+        in flight."""
+        async with asyncio.TaskGroup() as servers:
+            for number in range(self.servers):
+                servers.create_task(self._server(fetching), name=f"processor-{number}")
+
+    async def _server(self, fetching: Callable[[], int]) -> None:
         while True:
             waiting = self.clock()
             visit = await self._responses.get()
             started = self.clock()
             self.pool.idle(started - waiting)
             if visit is None:
+                self._responses.put_nowait(None)  # for the other servers
                 return
             self._serving += 1
+            place = self._taken
+            self._taken += 1
             try:
-                outcome, relevance = self._serve(visit)
+                outcome, relevance = await self._serve(visit, place)
                 self._observe(visit, outcome, relevance)
                 self.pool.departure(
                     visit.candidate.host,
@@ -104,15 +128,40 @@ class Processing:
                 self._room.clear()
                 self.on_change()  # the pool may want more fetchers now
 
-    def _serve(self, visit: Visit) -> tuple[Outcome, float | None]:
+    async def _serve(self, visit: Visit, place: int) -> tuple[Outcome, float | None]:
         try:
-            processed = self.processor.process(visit)
+            if self.analysis is None:
+                if self.processor.analysis_job(visit) is not None:
+                    self.metrics.pages_analysed.labels(where="event_loop").inc()
+                processed = self.processor.process(visit)
+            else:
+                analysis = None
+                job = self.processor.analysis_job(visit)
+                if job is not None:
+                    self.metrics.pages_analysed.labels(where="workers").inc()
+                    with contextlib.suppress(*UNREADABLE):
+                        analysis = await self.analysis.analyze(job)
+                await self._wait_for_turn(place)
+                processed = self.processor.finish(visit, analysis)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): stop loudly
+            raise
         except Exception:  # recorded as this URL's outcome; the crawl goes on
             log.warning("internal error processing %s", visit.final_url, exc_info=True)
             failed = dataclasses.replace(visit, outcome=Outcome.INTERNAL_ERROR)
+            await self._wait_for_turn(place)
             processed = self.processor.process(failed)
+        finally:
+            if self._finished == place:  # scored, or failed: the next page's turn
+                self._finished += 1
+                self._turn.set()
+                self._turn.clear()
         self.writer.put(processed.write)
         return processed.outcome, processed.relevance
+
+    async def _wait_for_turn(self, place: int) -> None:
+        """Pages are scored in the order servers took them."""
+        while self._finished != place:
+            await self._turn.wait()
 
     def _observe(self, visit: Visit, outcome: Outcome, relevance: float | None) -> None:
         self.metrics.observe_outcome(outcome)

@@ -16,9 +16,12 @@ from crawler.net.exchange import Exchange
 from crawler.net.urls import Scope, host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
+from crawler.pipeline.analysis_pool import AnalysisJob
 from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
 from crawler.pipeline.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
+
+UNREADABLE = (ContentError, ValueError, UnicodeError)  # a body analyze cannot read
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +45,38 @@ class Processor:
         self.store_text = store_text
         self.relevance_threshold = relevance_threshold
 
+    def analysis_job(self, visit: Visit) -> AnalysisJob | None:
+        """The page to analyse, if the visit brought one."""
+        response = visit.response
+        if visit.outcome is not Outcome.OK or response is None or response.body is None:
+            return None
+        return AnalysisJob(
+            response.body,
+            url=visit.final_url or visit.candidate.url,
+            charset=response.charset,
+            x_robots_tag=response.x_robots_tag,
+        )
+
     def process(self, visit: Visit) -> Processed:
+        """The whole of a page's processing, here: analysed, then scored (`finish`)."""
+        job = self.analysis_job(visit)
+        analysis = None
+        if job is not None:
+            try:
+                analysis = analyze(
+                    job.body,
+                    url=job.url,
+                    charset=job.charset,
+                    x_robots_tag=job.x_robots_tag,
+                    counter=self.scorer.counter_,
+                )
+            except UNREADABLE:
+                analysis = None
+        return self.finish(visit, analysis)
+
+    def finish(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
+        """Score an analysed page and make its write; with no analysis, an OK visit's
+        page could not be read (BAD_CONTENT)."""
         outcome = visit.outcome
         fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
@@ -55,20 +89,7 @@ class Processor:
                 captures=page_captures(visit),
             )
             return Processed(write, outcome, None)
-        analysis: PageAnalysis | None = None
         response = visit.response
-        if outcome is Outcome.OK and response is not None and response.body is not None:
-            try:
-                analysis = analyze(
-                    response.body,
-                    url=visit.final_url or visit.candidate.url,
-                    charset=response.charset,
-                    x_robots_tag=response.x_robots_tag,
-                    counter=self.scorer.counter_,
-                )
-            except (ContentError, ValueError, UnicodeError):
-                outcome = Outcome.BAD_CONTENT
-
         relevance: float | None = None
         links: list[storage.NewUrl] = []
         contexts: dict[str, LinkContext] = {}

@@ -120,7 +120,13 @@ class CrawlerMetrics:
         )
         self.processor_idle = Counter(
             "crawler_processor_idle_seconds",
-            "Time the processor waited for pages (starvation)",
+            "Time the processor's servers waited for pages (starvation), summed over them",
+            registry=registry,
+        )
+        self.pages_analysed = Counter(
+            "crawler_pages_analysed",
+            "Pages parsed and counted, on the event loop or in the worker processes",
+            ["where"],
             registry=registry,
         )
         self.fetchers_target = Gauge(

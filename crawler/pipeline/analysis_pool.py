@@ -1,0 +1,82 @@
+"""The page's pure work on every core: decoding, parsing, cleaning the text, resolving
+the links and counting terms (`crawler.pipeline.parse.analyze`) run in a pool of worker
+processes; the processor keeps the stateful rest in the crawl's process (the TF-IDF
+model's document frequencies and feedback, link estimates, scope), so the learned state
+has one owner and the workers count terms only, with the stateless hashing counter.
+
+With one processor there is no pool: the page is analysed on the event loop, as the
+papers' single indexing server. Workers are separate processes (spawned, so that no
+thread of the event loop's process is copied into them); each keeps its own cache of
+resolved links.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from crawler.pipeline.parse import PageAnalysis, analyze
+from policies import TermCounter
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisJob:
+    """What a worker needs of a response to analyse its page."""
+
+    body: bytes
+    url: str
+    charset: str | None
+    x_robots_tag: str | None
+
+
+_counter: TermCounter | None = None  # a worker's own, set when it starts
+ORPHAN_CHECK_SECONDS = 1.0  # how often a worker looks whether its crawl still runs
+
+
+def _start_worker(counter: TermCounter) -> None:
+    global _counter
+    _counter = counter
+    # a crawl killed with SIGKILL cannot stop its workers: they stop themselves
+    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while True:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _analyze_in_worker(job: AnalysisJob) -> PageAnalysis:
+    assert _counter is not None, "the worker was started without a counter"
+    return analyze(
+        job.body, url=job.url, charset=job.charset, x_robots_tag=job.x_robots_tag, counter=_counter
+    )
+
+
+class AnalysisPool:
+    """`workers` processes analysing pages; `analyze` raises what `parse.analyze` raises."""
+
+    def __init__(self, workers: int, counter: TermCounter) -> None:
+        if workers < 2:
+            raise ValueError("a pool of analysis workers needs at least 2 of them")
+        self.workers = workers
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(counter,),
+        )
+
+    async def analyze(self, job: AnalysisJob) -> PageAnalysis:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, _analyze_in_worker, job)
+
+    def close(self) -> None:
+        """Stop the workers; a page being analysed is not waited for."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
