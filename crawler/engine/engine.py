@@ -107,7 +107,7 @@ class Engine:
             fetched=self.fetched,
             revisits=self.revisits,
             metrics=metrics,
-            on_change=self._changed,
+            wake=self._wake,
         )
         self._writer = StorageWriter(db, on_committed=feedback, archive=archive)
         self.processing = Processing(
@@ -118,7 +118,7 @@ class Engine:
             summary=self.summary,
             buffer=limits.buffer,
             relevance_threshold=limits.relevance_threshold,
-            on_change=self._changed,
+            wake=self._wake,
             analysis=analysis,
             clock=clock,
         )
@@ -153,7 +153,7 @@ class Engine:
             visitor=visitor,
             settlement=self.settlement,
             summary=self.summary,
-            on_change=self._changed,
+            wake=self._wake,
         )
         self._stop = asyncio.Event()
         self._refill: asyncio.Task[None] | None = None
@@ -234,6 +234,7 @@ class Engine:
         limits = self.limits
         deadline = None if limits.duration is None else self.clock() + limits.duration
         while not self._stop.is_set():
+            self._observe_queues()  # woken by a change: the gauges show it
             now = self.clock()
             if deadline is not None and now >= deadline:
                 return "duration"
@@ -261,7 +262,6 @@ class Engine:
                 if candidate is not None:
                     self.politeness.start(candidate.host, now)
                     self.visits.start(group, candidate, now=now)
-                    self._observe_queues()
                     continue
             if self.is_idle():
                 return "frontier exhausted"
@@ -279,7 +279,7 @@ class Engine:
             await self.frontier.refill(self.db)
         finally:
             self._refill = None
-            self._changed()
+            self._wake.set()
 
     def _ready(self, host: str, *, now: float) -> bool:
         return self.politeness.ready(host, now)
@@ -304,12 +304,7 @@ class Engine:
             for candidate in planned:
                 self.frontier.push(candidate)
             self.metrics.revisits_planned.inc(len(planned))
-            self._changed()
-
-    def _changed(self) -> None:
-        """Something the dispatcher decides on changed: the gauges, then a look."""
-        self._observe_queues()
-        self._wake.set()
+            self._wake.set()
 
     def _observe_queues(self) -> None:
         self.metrics.frontier_size.set(self.frontier.queued)

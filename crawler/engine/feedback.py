@@ -7,7 +7,7 @@ holds a URL the database lacks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
 
 import storage
 from crawler.engine.revisits import Revisits
@@ -26,13 +26,13 @@ class CommitFeedback:
         fetched: FetchedUrls,
         revisits: Revisits,
         metrics: CrawlerMetrics,
-        on_change: Callable[[], None],
+        wake: asyncio.Event,
     ) -> None:
         self.frontier = frontier
         self.fetched = fetched
         self.revisits = revisits
         self.metrics = metrics
-        self.on_change = on_change  # new URLs may be ready: the engine looks again
+        self.wake = wake  # new URLs may be ready: the dispatcher looks again
 
     def __call__(self, committed: list[Committed]) -> None:
         for item in committed:
@@ -49,7 +49,7 @@ class CommitFeedback:
             self.metrics.links_discovered.inc(len(children))
             self._observe_revisit(item)
         self.metrics.pages_stored.inc(len(committed))
-        self.on_change()
+        self.wake.set()
 
     def _observe_revisit(self, item: Committed) -> None:
         use = "revisit" if item.write.candidate.revisit else "discovery"

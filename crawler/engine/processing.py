@@ -45,7 +45,7 @@ class Processing:
         summary: CrawlSummary,
         buffer: int,
         relevance_threshold: float,
-        on_change: Callable[[], None],
+        wake: asyncio.Event,
         analysis: AnalysisPool | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -58,7 +58,7 @@ class Processing:
         self.summary = summary
         self.buffer = buffer
         self.relevance_threshold = relevance_threshold
-        self.on_change = on_change  # a place freed, a page done: the engine looks again
+        self.wake = wake  # a place freed, a page done: the dispatcher looks again
         self.clock = clock
         # bounded here (K, the page in service included), not by the queue
         self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
@@ -126,7 +126,7 @@ class Processing:
                 self._serving -= 1
                 self._room.set()  # a place is free: the first blocked page takes it
                 self._room.clear()
-                self.on_change()  # the pool may want more fetchers now
+                self.wake.set()  # the pool may want more fetchers now
 
     async def _serve(self, visit: Visit, place: int) -> tuple[Outcome, float | None]:
         try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 
 from crawler.engine.settle import Settlement
 from crawler.engine.summary import CrawlSummary
@@ -25,7 +24,7 @@ class Visits:
         visitor: Visitor,
         settlement: Settlement,
         summary: CrawlSummary,
-        on_change: Callable[[], None],
+        wake: asyncio.Event,
     ) -> None:
         self.visitor = visitor
         self.fetched = visitor.fetched
@@ -33,7 +32,7 @@ class Visits:
         self.admission = visitor.turns.admission
         self.settlement = settlement
         self.summary = summary
-        self.on_change = on_change  # a visit ended: the engine looks again
+        self.wake = wake  # a visit ended: the dispatcher looks again
         self._tasks: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
@@ -76,4 +75,4 @@ class Visits:
             self._tasks.discard(asyncio.current_task())  # type: ignore[arg-type]
             self.admission.ended()
             self.turns.place_freed()
-            self.on_change()
+            self.wake.set()
