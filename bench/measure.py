@@ -1,6 +1,8 @@
 """Run one crawler in this process and print what it cost, as one JSON line.
 
-python bench/measure.py crawler|crawler-warc|minimal|scrapy SEED MAX_PAGES CONCURRENCY DB HOSTS...
+python bench/measure.py KIND SEED MAX_PAGES CONCURRENCY DB HOSTS...
+
+KIND: crawler (one processor per core), crawler-1 (one), crawler-warc, minimal or scrapy.
 
 SEED is a URL, or a file of seed URLs, one a line (a real web's seeds.txt).
 MAX_PAGES 0 crawls to the end of the web; otherwise each crawler stops at its own count
@@ -17,7 +19,9 @@ fetches). Scrapy does not tell how many URLs it knows: None.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import resource
 import sqlite3
 import sys
@@ -32,8 +36,16 @@ SAMPLE_EVERY = 1.0
 
 
 def resident_mb() -> float:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+    """This process's resident memory and that of its children (worker processes)."""
+    pids = [str(os.getpid())]
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            pids += (task / "children").read_text().split()
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/statm") as statm:
+            total += int(statm.read().split()[1])
+    return total * resource.getpagesize() / 2**20
 
 
 def sample(
@@ -94,7 +106,7 @@ def main() -> None:
         def run() -> int:
             return asyncio.run(minimal_loop.crawl(seeds, **limits))
 
-    elif kind in ("crawler", "crawler-warc"):  # crawler-warc: writing WARC files too
+    elif kind in ("crawler", "crawler-warc", "crawler-1"):  # with WARC files; one processor
         from prometheus_client import CollectorRegistry
 
         from crawler.config import CrawlConfig
@@ -112,7 +124,8 @@ def main() -> None:
             metrics_port=0,
             allow_private_networks=True,
             allowed_domains=tuple(hosts),
-            warc=None if kind == "crawler" else str(warc_directory(db)),
+            warc=str(warc_directory(db)) if kind == "crawler-warc" else None,
+            processors=1 if kind == "crawler-1" else None,  # None: one per core
         )
 
         def value(name: str) -> float:
@@ -154,8 +167,10 @@ def main() -> None:
                 - cpu_started
                 + children.ru_utime
                 + children.ru_stime,
-                # peak resident memory of the whole process, imports included
-                "peak_rss_mb": max(usage.ru_maxrss, children.ru_maxrss) / 1024,
+                # peak resident memory: the process's own, or with its workers' (sampled)
+                "peak_rss_mb": max(
+                    usage.ru_maxrss / 1024, *(s[2] for s in samples if s[2] is not None)
+                ),
                 "warc_mb": sum(f.stat().st_size for f in warc_directory(db).glob("*")) / 2**20,
                 "samples": samples,
             }

@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from testbed_process import served_testbed  # noqa: E402
 
 PORT = 18_431
-KINDS = ("crawler", "crawler-warc", "scrapy", "minimal")  # crawler-warc: with --warc
+KINDS = ("crawler", "crawler-1", "crawler-warc", "scrapy", "minimal")  # -1: one processor
 DEFAULT_KINDS = ["crawler", "scrapy", "minimal"]
 
 

@@ -78,5 +78,6 @@ class AnalysisPool:
         return await loop.run_in_executor(self._executor, _analyze_in_worker, job)
 
     def close(self) -> None:
-        """Stop the workers; a page being analysed is not waited for."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers once the page each is analysing is done; pages not begun
+        are not analysed."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
