@@ -112,3 +112,16 @@ class SourceRecord:
     etag: str | None = None
     last_modified: str | None = None
     fingerprint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonRecord:
+    """A daemon of a shared crawl, as its last heartbeat left it."""
+
+    id: str
+    started_at: float  # unix seconds
+    heartbeat_at: float
+    stopped_at: float | None = None  # None: running, or killed before it could say
+    pages: int = 0
+    hosts_held: int = 0
+    pages_per_second: float = 0.0
