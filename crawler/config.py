@@ -45,6 +45,8 @@ REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
 DEFAULT_WARC_MAX_SIZE = 1_000_000_000  # bytes a WARC file grows to before the next starts
 DEFAULT_WARC_PREFIX = "crawl"  # WARC files are <prefix>-<timestamp>-<serial>.warc.gz
 _WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+DEFAULT_LEASE_SECONDS = 60.0  # a shared crawl's host lease; a killed daemon's hosts wait this long
+_DAEMON_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 ENV_PREFIX = "CRAWLER_"
 
 
@@ -93,6 +95,10 @@ class CrawlConfig:
     warc: str | None = None  # a directory for WARC files of every answer; None: none kept
     warc_max_size: int = DEFAULT_WARC_MAX_SIZE
     warc_prefix: str = DEFAULT_WARC_PREFIX
+    # a crawl shared by several daemons (PostgreSQL): this daemon's name (None: the
+    # machine's name and a random suffix) and how long its leases of hosts last
+    daemon_id: str | None = None
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
 
     def __post_init__(self) -> None:
         positive = (
@@ -112,6 +118,7 @@ class CrawlConfig:
             "max_sources",
             "warc_max_size",
             "host_memory",
+            "lease_seconds",
         )
         for name in positive:
             _require(getattr(self, name) > 0, name, "must be greater than 0")
@@ -134,6 +141,11 @@ class CrawlConfig:
             _WARC_PREFIX.fullmatch(self.warc_prefix) is not None,
             "warc_prefix",
             "must be letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )
+        _require(
+            self.daemon_id is None or _DAEMON_ID.fullmatch(self.daemon_id) is not None,
+            "daemon_id",
+            "must be up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
         )
         _require(self.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
         _require(
@@ -172,6 +184,7 @@ class CrawlConfig:
             "revisit_period",
             "revisit_budget",
             "interest_half_life",
+            "lease_seconds",
         ):
             value = getattr(self, name)
             _require(value is None or math.isfinite(value), name, "must be finite")

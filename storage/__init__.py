@@ -1,6 +1,6 @@
 """The collection in SQL (SQLAlchemy 2, async): SQLite by default, PostgreSQL when shared."""
 
-from storage.database import StorageError, create_schema, open_engine
+from storage.database import StorageError, create_schema, is_shared, open_engine
 from storage.leases import (
     any_queued,
     claim_hosts,
@@ -79,6 +79,7 @@ __all__ = [
     "is_known_done",
     "iter_export",
     "iter_host_names",
+    "is_shared",
     "iter_queued",
     "live_daemons",
     "load_daemons",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 from sqlalchemy import Float, String, exists, func, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -23,7 +24,7 @@ from storage.records import DaemonRecord
 from storage.repository import _insert
 
 
-def _has_queued(host_column: object) -> object:
+def _has_queued(host_column: Any) -> Any:
     return exists().where(UrlRow.state == URL_QUEUED, UrlRow.host == host_column)
 
 
@@ -109,7 +110,8 @@ async def held_hosts(connection: AsyncConnection, owner: str | None = None) -> d
     statement = select(HostLease.host, HostLease.owner).where(HostLease.owner.is_not(None))
     if owner is not None:
         statement = statement.where(HostLease.owner == owner)
-    return {host: holder for host, holder in (await connection.execute(statement)).all()}
+    rows = (await connection.execute(statement)).all()
+    return {host: holder for host, holder in rows if holder is not None}
 
 
 async def any_queued(connection: AsyncConnection) -> bool:

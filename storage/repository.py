@@ -67,7 +67,7 @@ def _insert(connection: AsyncConnection, table: Any) -> Any:
 
 
 async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
-    """Insert the URLs not yet known; return only those that were new."""
+    """Insert the URLs not yet known; return only those that were new, in the order given."""
     if not urls:
         return []
     statement = (
@@ -89,7 +89,8 @@ async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[
     ]
     _lock_order(connection, rows, "url")
     result = await connection.execute(statement, rows)
-    return [QueuedUrl(*row) for row in result.all()]
+    given = {new.url: index for index, new in enumerate(urls)}
+    return sorted((QueuedUrl(*row) for row in result.all()), key=lambda q: given[q.url])
 
 
 async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> dict[str, int]:

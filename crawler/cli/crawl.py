@@ -78,6 +78,15 @@ RUN_FLAGS: dict[str, dict[str, Any]] = {
         "help": "size at which the next WARC file starts (default 1000000000)",
     },
     "warc_prefix": {"help": "WARC file names start with this (default crawl)"},
+    "daemon_id": {
+        "help": "this daemon's name in a crawl shared through PostgreSQL (default: the "
+        "machine's name and a random suffix)",
+    },
+    "lease_seconds": {
+        "type": float,
+        "help": "seconds a daemon's lease of a host lasts unless renewed; a killed "
+        "daemon's hosts go to the others after this (default 60)",
+    },
 }
 
 
