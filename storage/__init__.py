@@ -1,6 +1,12 @@
 """The collection in SQL (SQLAlchemy 2, async): SQLite by default, PostgreSQL when shared."""
 
-from storage.database import StorageError, create_schema, is_shared, open_engine
+from storage.database import (
+    StorageError,
+    create_schema,
+    is_shared,
+    is_transient,
+    open_engine,
+)
 from storage.leases import (
     any_queued,
     claim_hosts,
@@ -77,9 +83,10 @@ __all__ = [
     "get_meta",
     "held_hosts",
     "is_known_done",
+    "is_shared",
+    "is_transient",
     "iter_export",
     "iter_host_names",
-    "is_shared",
     "iter_queued",
     "live_daemons",
     "load_daemons",

@@ -47,6 +47,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+TRANSIENT_STATES = {"40P01", "40001"}  # deadlock detected; serialization failure
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether a failed transaction may simply be run again: PostgreSQL chose it as a
+    deadlock's victim (two daemons' transactions waiting on each other's rows) or could
+    not serialize it."""
+    original = getattr(error, "orig", None)
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    return state in TRANSIENT_STATES
+
+
 def is_shared(engine: AsyncEngine) -> bool:
     """Whether several daemons may share this database's crawl (PostgreSQL), each with
     leases of its hosts; SQLite has one daemon, which owns every host."""

@@ -70,6 +70,20 @@ async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[
     """Insert the URLs not yet known; return only those that were new, in the order given."""
     if not urls:
         return []
+    if connection.dialect.name == "postgresql":
+        # leave out the URLs known already, read without waiting: inserting one that
+        # another daemon's open transaction is updating (its fetch being recorded) waits
+        # for that transaction, which may be waiting for this one's rows: a deadlock
+        known = set(
+            (
+                await connection.execute(
+                    select(UrlRow.url).where(UrlRow.url.in_({new.url for new in urls}))
+                )
+            ).scalars()
+        )
+        urls = [new for new in urls if new.url not in known]
+        if not urls:
+            return []
     statement = (
         _insert(connection, UrlRow)
         .on_conflict_do_nothing(index_elements=["url"])
