@@ -92,6 +92,7 @@ class CrawlStatus:
     revisits: int = 0
     revisit_items: int = 0  # new URLs the re-visits found
     requests_per_page: float | None = None  # HTTP requests sent for each visit stored
+    daemons: list[DaemonRecord] = field(default_factory=list)  # of a shared crawl
 
 
 @dataclass(frozen=True, slots=True)

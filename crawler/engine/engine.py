@@ -311,7 +311,10 @@ class Engine:
 
     async def _renew_leases(self) -> None:
         assert self.leases is not None
-        busy = {host for host, slot in self.politeness.slots() if slot.in_flight > 0}
+        # a host with a visit not yet stored stays: its URL is still queued, and another
+        # daemon taking the host would fetch it again
+        busy = self.frontier.busy_hosts()
+        busy.update(host for host, slot in self.politeness.slots() if slot.in_flight > 0)
         change = await self.leases.tick(busy=busy, pages=self.summary.fetched, rate=self._rate())
         self.frontier.forget(change.lost)
         self.frontier.resync(change.queued)

@@ -58,7 +58,7 @@ class BoundedFrontier:
         # queued URLs in memory, and those dispatched and not yet stored; re-visits of
         # stored pages are neither, and are always held
         self._in_memory: set[int] = set()
-        self._dispatched: set[int] = set()
+        self._dispatched: dict[int, str] = {}  # url id -> host
         # stored while a refill reads: the rows it read may still say queued
         self._stored_meanwhile: set[int] | None = None
         self._dropped: set[int] = set()  # in memory, but reached by a redirect: skipped
@@ -86,7 +86,7 @@ class BoundedFrontier:
         if not candidate.revisit:
             if candidate.url_id not in self._dispatched:
                 return  # already put back
-            self._dispatched.discard(candidate.url_id)
+            self._dispatched.pop(candidate.url_id, None)
             if self.owns is not None and not self.owns(candidate.host):
                 return  # the host went to another daemon; the URL is queued in the database
             self._in_memory.add(candidate.url_id)
@@ -98,7 +98,7 @@ class BoundedFrontier:
         while (candidate := self.policy.pop(is_ready)) is not None and not candidate.revisit:
             self._in_memory.discard(candidate.url_id)
             if candidate.url_id not in self._dropped:
-                self._dispatched.add(candidate.url_id)
+                self._dispatched[candidate.url_id] = candidate.host
                 break
             self._dropped.discard(candidate.url_id)
         return candidate
@@ -113,7 +113,7 @@ class BoundedFrontier:
 
     def stored(self, url_id: int) -> None:
         """The URL's visit is in the database: it is no longer queued."""
-        self._dispatched.discard(url_id)
+        self._dispatched.pop(url_id, None)
         if self._stored_meanwhile is not None:
             self._stored_meanwhile.add(url_id)
 
@@ -133,6 +133,11 @@ class BoundedFrontier:
     def queued(self) -> int:
         """Candidates in memory and in the database only."""
         return len(self.policy) + self.spilled
+
+    def busy_hosts(self) -> set[str]:
+        """The hosts with a URL dispatched and not yet stored (fetching, or fetched and
+        waiting for the processor or the writer): still queued in the database."""
+        return set(self._dispatched.values())
 
     def forget(self, hosts: Iterable[str]) -> None:
         """These hosts went to another daemon: their URLs leave memory (they stay queued
