@@ -18,6 +18,7 @@ import storage
 from crawler import __version__
 from crawler.config import CrawlConfig
 from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
+from crawler.engine.leases import HostLeases, default_daemon_id
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits, RevisitSettings
 from crawler.net.admission import Admission
@@ -66,7 +67,8 @@ async def run_crawl(
     analysis = AnalysisPool(processors, scorer.counter_) if processors > 1 else None
     try:
         await storage.create_schema(db)
-        crawl_id = await record_start(db, config, seeds)
+        shared = storage.is_shared(db)
+        crawl_id = await record_start(db, config, seeds, shared=shared)
         if config.warc is not None:
             archive = await open_archive(db, config, crawl_id)
         registry = registry if registry is not None else CollectorRegistry()
@@ -110,6 +112,15 @@ async def run_crawl(
             cost_of=functools.partial(_revisit_cost, politeness),
         )
         admission = Admission(concurrency=config.concurrency, target=config.concurrency)
+        leases = None
+        if shared:  # several daemons may run this crawl: each holds a share of the hosts
+            leases = HostLeases(
+                db=db,
+                daemon_id=config.daemon_id or default_daemon_id(),
+                lease_seconds=config.lease_seconds,
+                cooldown=politeness.interval,
+            )
+            log.info("daemon %s of a shared crawl", leases.daemon_id)
         visitor = Visitor(
             fetcher=fetcher,
             fetched=FetchedUrls(db),
@@ -138,6 +149,7 @@ async def run_crawl(
             revisits=revisits,
             archive=archive,
             analysis=analysis,
+            leases=leases,
             pool=PoolControl(
                 make_pool_policy(
                     config.fetchers,

@@ -158,6 +158,13 @@ class PriorityFrontier:
         heapq.heappush(self._heads, (*ranked[0][:3], host))  # the old head goes stale
         return len(ranked)
 
+    def drop_host(self, host: str) -> list[Candidate]:
+        """Take every queued candidate of `host` out (another crawler now serves it);
+        them, in no order. Its head entry goes stale."""
+        queue = self._queues.pop(host, [])
+        self._size -= len(queue)
+        return [entry[3] for entry in queue]
+
     def get_state(self) -> bytes | None:
         """What the policy learned, to save; None for a policy that learns nothing."""
         return None

@@ -1,8 +1,26 @@
 """The collection in SQL (SQLAlchemy 2, async): SQLite by default, PostgreSQL when shared."""
 
-from storage.database import StorageError, create_schema, open_engine
+from storage.database import (
+    StorageError,
+    create_schema,
+    is_shared,
+    is_transient,
+    open_engine,
+)
+from storage.leases import (
+    any_queued,
+    claim_hosts,
+    held_hosts,
+    live_daemons,
+    load_daemons,
+    release_all,
+    release_hosts,
+    renew_leases,
+    save_daemon,
+)
 from storage.records import (
     CrawlStatus,
+    DaemonRecord,
     ExportRecord,
     FetchRecord,
     HostRecord,
@@ -44,6 +62,7 @@ from storage.repository import (
 
 __all__ = [
     "CrawlStatus",
+    "DaemonRecord",
     "ExportRecord",
     "FetchRecord",
     "HostRecord",
@@ -54,16 +73,23 @@ __all__ = [
     "TimelineSample",
     "add_timeline",
     "add_urls",
+    "any_queued",
     "best_queued",
+    "claim_hosts",
     "count_queued_by_host",
     "count_queued_hosts",
     "crawl_status",
     "create_schema",
     "get_meta",
+    "held_hosts",
     "is_known_done",
+    "is_shared",
+    "is_transient",
     "iter_export",
     "iter_host_names",
     "iter_queued",
+    "live_daemons",
+    "load_daemons",
     "load_host",
     "load_hosts",
     "load_learned_state",
@@ -75,6 +101,10 @@ __all__ = [
     "page_text",
     "queued_with_parents",
     "record_fetches",
+    "release_all",
+    "release_hosts",
+    "renew_leases",
+    "save_daemon",
     "save_hosts",
     "save_learned_state",
     "save_sources",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, event, exc, inspect
+from sqlalchemy import Connection, event, exc, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.schema import CreateColumn
@@ -12,6 +12,8 @@ from sqlalchemy.schema import CreateColumn
 from storage.models import Base
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+CONNECT_TIMEOUT = 10.0  # seconds to reach a database server before saying it is unreachable
+SCHEMA_LOCK = 7_310_017  # PostgreSQL advisory lock: daemons starting at once make it in turn
 
 
 class StorageError(RuntimeError):
@@ -22,7 +24,11 @@ def open_engine(url: str) -> AsyncEngine:
     """An async engine for a database URL, e.g. sqlite+aiosqlite:///crawl.db."""
     try:
         parsed = make_url(url)
-        engine = create_async_engine(parsed)
+        options: dict[str, Any] = {}
+        if parsed.get_backend_name() == "postgresql":
+            # several daemons share the server: a broken connection is noticed, not used
+            options = {"pool_pre_ping": True, "connect_args": {"timeout": CONNECT_TIMEOUT}}
+        engine = create_async_engine(parsed, **options)
     except (exc.ArgumentError, exc.NoSuchModuleError, ValueError) as error:
         raise StorageError(f"bad database URL {url!r}: {error}") from error
     if parsed.get_backend_name() == "sqlite":
@@ -41,17 +47,39 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+TRANSIENT_STATES = {"40P01", "40001"}  # deadlock detected; serialization failure
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether a failed transaction may simply be run again: PostgreSQL chose it as a
+    deadlock's victim (two daemons' transactions waiting on each other's rows) or could
+    not serialize it."""
+    original = getattr(error, "orig", None)
+    state = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    return state in TRANSIENT_STATES
+
+
+def is_shared(engine: AsyncEngine) -> bool:
+    """Whether several daemons may share this database's crawl (PostgreSQL), each with
+    leases of its hosts; SQLite has one daemon, which owns every host."""
+    return engine.dialect.name == "postgresql"
+
+
 async def create_schema(engine: AsyncEngine) -> None:
     try:
         async with engine.begin() as connection:
+            if is_shared(engine):
+                await connection.execute(text(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})"))
             await connection.run_sync(Base.metadata.create_all)
             await connection.run_sync(_add_missing_columns)
             # indexes added since a database's tables were made
             for table in Base.metadata.sorted_tables:
                 for index in table.indexes:
                     await connection.run_sync(index.create, checkfirst=True)
-    except exc.SQLAlchemyError as error:
-        raise StorageError(f"cannot prepare the database {engine.url!r}: {error}") from error
+    except (exc.SQLAlchemyError, OSError) as error:
+        # OSError: a server that cannot be reached (refused, unknown host, timed out)
+        where = engine.url.render_as_string(hide_password=True)
+        raise StorageError(f"cannot prepare the database {where}: {error}") from error
 
 
 def _add_missing_columns(connection: Connection) -> None:

@@ -55,6 +55,8 @@ class UrlRow(Base):
         # reloading a spilled frontier in its order
         Index("ix_urls_state_score", "state", "score", "depth"),
         Index("ix_urls_state_depth", "state", "depth"),
+        # the hosts with queued URLs, for a daemon claiming hosts of a shared crawl
+        Index("ix_urls_state_host", "state", "host"),
         # the new URLs a page revealed, for a refill a frontier policy ranks itself
         Index("ix_urls_discovered_from", "discovered_from"),
     )
@@ -141,3 +143,29 @@ class WarcFileRow(Base):
 
     name: Mapped[str] = mapped_column(String(200), primary_key=True)
     committed_bytes: Mapped[int] = mapped_column(BigInteger)
+
+
+class HostLease(Base):
+    """Which daemon of a shared crawl holds a host, until when (unix seconds). A host is
+    free once its lease has expired, whoever held it; a clean release leaves no owner
+    and an expiry a politeness delay away."""
+
+    __tablename__ = "host_leases"
+
+    host: Mapped[str] = mapped_column(String(300), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(100), index=True)
+    expires_at: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class DaemonRow(Base):
+    """A crawler daemon that has worked on this crawl, and its last heartbeat."""
+
+    __tablename__ = "daemons"
+
+    id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    started_at: Mapped[float] = mapped_column(Float)  # unix seconds
+    heartbeat_at: Mapped[float] = mapped_column(Float)
+    stopped_at: Mapped[float | None] = mapped_column(Float)  # None: running, or killed
+    pages: Mapped[int] = mapped_column(Integer, default=0)  # visits it stored, this run
+    hosts_held: Mapped[int] = mapped_column(Integer, default=0)
+    pages_per_second: Mapped[float] = mapped_column(Float, default=0.0)

@@ -92,6 +92,7 @@ class CrawlStatus:
     revisits: int = 0
     revisit_items: int = 0  # new URLs the re-visits found
     requests_per_page: float | None = None  # HTTP requests sent for each visit stored
+    daemons: list[DaemonRecord] = field(default_factory=list)  # of a shared crawl
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,3 +113,16 @@ class SourceRecord:
     etag: str | None = None
     last_modified: str | None = None
     fingerprint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonRecord:
+    """A daemon of a shared crawl, as its last heartbeat left it."""
+
+    id: str
+    started_at: float  # unix seconds
+    heartbeat_at: float
+    stopped_at: float | None = None  # None: running, or killed before it could say
+    pages: int = 0
+    hosts_held: int = 0
+    pages_per_second: float = 0.0

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
@@ -19,6 +19,7 @@ from storage.models import (
     URL_QUEUED,
     URL_REACHED,
     CrawlMeta,
+    HostLease,
     HostRow,
     LearnedState,
     PageText,
@@ -41,6 +42,21 @@ from storage.records import (
 TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
 
 
+def _held_by(owner: str | None) -> Any:
+    """Only the URLs of the hosts `owner` holds a lease of (None: every URL)."""
+    if owner is None:
+        return true()
+    return UrlRow.host.in_(select(HostLease.host).where(HostLease.owner == owner))
+
+
+def _lock_order(connection: AsyncConnection, rows: list[dict[str, Any]], key: str) -> None:
+    """On PostgreSQL, rows are written in the order of their key, so that two daemons'
+    transactions writing some of the same rows lock them in the same order and neither
+    waits for the other in a cycle (a deadlock). SQLite has one writer: order kept."""
+    if connection.dialect.name == "postgresql":
+        rows.sort(key=lambda row: row[key])
+
+
 def _insert(connection: AsyncConnection, table: Any) -> Any:
     dialect = connection.dialect.name
     if dialect == "postgresql":
@@ -51,9 +67,23 @@ def _insert(connection: AsyncConnection, table: Any) -> Any:
 
 
 async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
-    """Insert the URLs not yet known; return only those that were new."""
+    """Insert the URLs not yet known; return only those that were new, in the order given."""
     if not urls:
         return []
+    if connection.dialect.name == "postgresql":
+        # leave out the URLs known already, read without waiting: inserting one that
+        # another daemon's open transaction is updating (its fetch being recorded) waits
+        # for that transaction, which may be waiting for this one's rows: a deadlock
+        known = set(
+            (
+                await connection.execute(
+                    select(UrlRow.url).where(UrlRow.url.in_({new.url for new in urls}))
+                )
+            ).scalars()
+        )
+        urls = [new for new in urls if new.url not in known]
+        if not urls:
+            return []
     statement = (
         _insert(connection, UrlRow)
         .on_conflict_do_nothing(index_elements=["url"])
@@ -71,8 +101,10 @@ async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[
         }
         for new in urls
     ]
+    _lock_order(connection, rows, "url")
     result = await connection.execute(statement, rows)
-    return [QueuedUrl(*row) for row in result.all()]
+    given = {new.url: index for index, new in enumerate(urls)}
+    return sorted((QueuedUrl(*row) for row in result.all()), key=lambda q: given[q.url])
 
 
 async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> dict[str, int]:
@@ -99,6 +131,7 @@ async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> d
         }
         for new in urls
     ]
+    _lock_order(connection, rows, "url")
     await connection.execute(
         _insert(connection, UrlRow).on_conflict_do_nothing(index_elements=["url"]), rows
     )
@@ -135,25 +168,24 @@ _RECORD_FETCH = (
 async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRecord]) -> None:
     if not records:
         return
-    await connection.execute(
-        _RECORD_FETCH,
-        [
-            {
-                "b_id": record.url_id,
-                "b_final_url": record.final_url,
-                "b_status": record.status,
-                "b_content_type": record.content_type,
-                "b_content_length": record.content_length,
-                "b_relevance": record.relevance,
-                "b_title": record.title,
-                "b_fetched_at": record.fetched_at,
-                "b_error": record.error,
-                "b_warc_file": record.warc_file,
-                "b_warc_offset": record.warc_offset,
-            }
-            for record in records
-        ],
-    )
+    updates = [
+        {
+            "b_id": record.url_id,
+            "b_final_url": record.final_url,
+            "b_status": record.status,
+            "b_content_type": record.content_type,
+            "b_content_length": record.content_length,
+            "b_relevance": record.relevance,
+            "b_title": record.title,
+            "b_fetched_at": record.fetched_at,
+            "b_error": record.error,
+            "b_warc_file": record.warc_file,
+            "b_warc_offset": record.warc_offset,
+        }
+        for record in records
+    ]
+    _lock_order(connection, updates, "b_id")
+    await connection.execute(_RECORD_FETCH, updates)
     texts = [
         {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
         for r in records
@@ -237,12 +269,13 @@ async def best_queued(
     by_score: bool,
     limit: int,
     after: QueuedUrl | None = None,
+    owner: str | None = None,
 ) -> list[QueuedUrl]:
     """Queued URLs in the frontier's order: highest score first (`by_score`), else
     shallowest first; ties to the shallower, then by id. `after` is the last one
-    already read."""
+    already read; with `owner`, only the URLs of the hosts it holds."""
     statement = select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score).where(
-        UrlRow.state == URL_QUEUED
+        UrlRow.state == URL_QUEUED, _held_by(owner)
     )
     if after is not None:
         beyond = (UrlRow.depth > after.depth) | (
@@ -257,16 +290,17 @@ async def best_queued(
 
 
 async def queued_with_parents(
-    connection: AsyncConnection, *, limit: int, after_id: int = 0
+    connection: AsyncConnection, *, limit: int, after_id: int = 0, owner: str | None = None
 ) -> list[QueuedUrl]:
     """Queued URLs by id, each with what the fetch that found it showed: its parent's
     relevance (0 for a page without one, None for a seed) and how many new URLs that
-    fetch revealed. `after_id` is the id of the last one already read."""
+    fetch revealed. `after_id` is the id of the last one already read; with `owner`,
+    only the URLs of the hosts it holds."""
     statement = (
         select(
             UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score, UrlRow.discovered_from
         )
-        .where((UrlRow.state == URL_QUEUED) & (UrlRow.id > after_id))
+        .where((UrlRow.state == URL_QUEUED) & (UrlRow.id > after_id), _held_by(owner))
         .order_by(UrlRow.id)
         .limit(limit)
     )
@@ -288,16 +322,22 @@ async def queued_with_parents(
     ]
 
 
-async def count_queued_hosts(connection: AsyncConnection) -> int:
-    """Hosts with URLs in the frontier."""
-    statement = select(func.count(func.distinct(UrlRow.host))).where(UrlRow.state == URL_QUEUED)
+async def count_queued_hosts(connection: AsyncConnection, owner: str | None = None) -> int:
+    """Hosts with URLs in the frontier (with `owner`, of those it holds)."""
+    statement = select(func.count(func.distinct(UrlRow.host))).where(
+        UrlRow.state == URL_QUEUED, _held_by(owner)
+    )
     return int(await connection.scalar(statement) or 0)
 
 
-async def count_queued_by_host(connection: AsyncConnection) -> dict[str, int]:
-    """URLs in the frontier, by host."""
+async def count_queued_by_host(
+    connection: AsyncConnection, owner: str | None = None
+) -> dict[str, int]:
+    """URLs in the frontier, by host (with `owner`, of the hosts it holds)."""
     statement = (
-        select(UrlRow.host, func.count()).where(UrlRow.state == URL_QUEUED).group_by(UrlRow.host)
+        select(UrlRow.host, func.count())
+        .where(UrlRow.state == URL_QUEUED, _held_by(owner))
+        .group_by(UrlRow.host)
     )
     return {host: count for host, count in (await connection.execute(statement)).all()}
 
@@ -311,13 +351,12 @@ async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -
         index_elements=["host"],
         set_={name: getattr(statement.excluded, name) for name in (*columns, "not_before")},
     )
-    await connection.execute(
-        statement,
-        [
-            {"host": h.host, "not_before": h.not_before, **{c: getattr(h, c) for c in columns}}
-            for h in hosts
-        ],
-    )
+    rows = [
+        {"host": h.host, "not_before": h.not_before, **{c: getattr(h, c) for c in columns}}
+        for h in hosts
+    ]
+    _lock_order(connection, rows, "host")
+    await connection.execute(statement, rows)
 
 
 _HOST_COLUMNS = (
@@ -375,7 +414,9 @@ async def save_sources(connection: AsyncConnection, sources: Sequence[SourceReco
         index_elements=["url_id"],
         set_={name: statement.excluded[name] for name in _SOURCE_FIELDS[1:]},
     )
-    await connection.execute(statement, [dataclasses.asdict(source) for source in sources])
+    rows = [dataclasses.asdict(source) for source in sources]
+    _lock_order(connection, rows, "url_id")
+    await connection.execute(statement, rows)
 
 
 async def load_sources(connection: AsyncConnection) -> list[SourceRecord]:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
 REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
 _WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_DAEMON_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def check(config: CrawlConfig) -> None:
@@ -36,6 +37,7 @@ def check(config: CrawlConfig) -> None:
         "max_sources",
         "warc_max_size",
         "host_memory",
+        "lease_seconds",
     )
     for name in positive:
         require(getattr(config, name) > 0, name, "must be greater than 0")
@@ -63,6 +65,11 @@ def check(config: CrawlConfig) -> None:
         _WARC_PREFIX.fullmatch(config.warc_prefix) is not None,
         "warc_prefix",
         "must be letters, digits, '.', '_' or '-', starting with a letter or digit",
+    )
+    require(
+        config.daemon_id is None or _DAEMON_ID.fullmatch(config.daemon_id) is not None,
+        "daemon_id",
+        "must be up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
     )
     require(config.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
     require(
@@ -101,6 +108,7 @@ def check(config: CrawlConfig) -> None:
         "revisit_period",
         "revisit_budget",
         "interest_half_life",
+        "lease_seconds",
     ):
         value = getattr(config, name)
         require(value is None or math.isfinite(value), name, "must be finite")

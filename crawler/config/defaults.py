@@ -42,3 +42,5 @@ PROGRESS_INTERVAL = 30.0  # seconds between progress log lines (as a daemon)
 
 WARC_MAX_SIZE = 1_000_000_000  # bytes a WARC file grows to before the next starts
 WARC_PREFIX = "crawl"  # WARC files are <prefix>-<timestamp>-<serial>.warc.gz
+
+LEASE_SECONDS = 60.0  # a shared crawl's host lease; a killed daemon's hosts wait this long

@@ -12,6 +12,7 @@ that names it.
     revisits    re-visiting sources of new content
     metrics     the /metrics and /healthz server, the progress lines
     warc        WARC files of every answer
+    cluster     a crawl shared by several daemons on PostgreSQL (docs/cluster.md)
 """
 
 from __future__ import annotations
@@ -26,7 +27,17 @@ from crawler.config import defaults
 from crawler.config.checks import REVISIT_POLICIES, check, require
 from policies.registry import names
 
-SECTIONS = ("crawl", "limits", "fetch", "politeness", "pool", "revisits", "metrics", "warc")
+SECTIONS = (
+    "crawl",
+    "limits",
+    "fetch",
+    "politeness",
+    "pool",
+    "revisits",
+    "metrics",
+    "warc",
+    "cluster",
+)
 
 
 def setting(
@@ -214,6 +225,17 @@ class CrawlConfig:
         defaults.WARC_MAX_SIZE, "warc", "bytes at which the next WARC file starts", metavar="BYTES"
     )
     warc_prefix: str = setting(defaults.WARC_PREFIX, "warc", "WARC file names begin with it")
+    # cluster
+    daemon_id: str | None = setting(
+        None,
+        "cluster",
+        "this daemon's name in a shared crawl; default: the machine's name and a random suffix",
+    )
+    lease_seconds: float = setting(
+        defaults.LEASE_SECONDS,
+        "cluster",
+        "how long a daemon's lease of a host lasts; a killed daemon's hosts wait this long",
+    )
 
     def __post_init__(self) -> None:
         check(self)

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
 from crawler.engine.pool_control import PoolControl
@@ -48,6 +48,7 @@ class Checkpoints:
         pool: PoolControl,
         metrics: CrawlerMetrics,
         wake: asyncio.Event,
+        daemon_id: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -62,6 +63,8 @@ class Checkpoints:
         self.pool = pool
         self.metrics = metrics
         self.wake = wake  # the dispatcher's: a starved frontier wants a refill
+        # a daemon of a shared crawl keeps its models under names of its own
+        self.daemon_id = daemon_id
         self.clock = clock
         self.wall_clock = wall_clock
         self.timeline = Timeline(metrics.registry, politeness, run=wall_clock())
@@ -73,19 +76,28 @@ class Checkpoints:
             await self.hosts.restore(connection)
             if self.revisits.settings.enabled:
                 self.revisits.restore(await storage.load_sources(connection))
-            state = await storage.load_learned_state(connection, SCORER_STATE)
+            state = await self._load_state(connection, SCORER_STATE)
             if state is not None:
                 self.scorer.set_state(state)
             policy = self.frontier.policy
-            state = await storage.load_learned_state(
-                connection, FRONTIER_STATE.format(policy=policy.name)
-            )
+            state = await self._load_state(connection, FRONTIER_STATE.format(policy=policy.name))
             if state is not None:
                 policy.set_state(state)
-            queued = await storage.count_queued_by_host(connection)
+            queued = await storage.count_queued_by_host(connection, self.frontier.owner)
         self.frontier.spill_count(queued)  # all of them in the database only, so far
         await self.frontier.refill(self.db)  # the best of them, up to the bound
         self.metrics.sources.set(len(self.revisits.sources))
+
+    def _state_name(self, name: str) -> str:
+        return name if self.daemon_id is None else f"{name}@{self.daemon_id}"
+
+    async def _load_state(self, connection: AsyncConnection, name: str) -> bytes | None:
+        """A model's saved state: this daemon's own, else the one a crawl by one daemon
+        saved (a new daemon of a shared crawl starts from it)."""
+        state = await storage.load_learned_state(connection, self._state_name(name))
+        if state is None and self.daemon_id is not None:
+            state = await storage.load_learned_state(connection, name)
+        return state
 
     async def run(self) -> None:
         last_checkpoint = last_sample = self.clock()
@@ -127,9 +139,9 @@ class Checkpoints:
         return self.timeline.sample(self.wall_clock())
 
     def _learned_state(self) -> dict[str, bytes]:
-        learned = {SCORER_STATE: self.scorer.get_state()}
+        learned = {self._state_name(SCORER_STATE): self.scorer.get_state()}
         policy = self.frontier.policy
         state = policy.get_state()
         if state is not None:
-            learned[FRONTIER_STATE.format(policy=policy.name)] = state
+            learned[self._state_name(FRONTIER_STATE.format(policy=policy.name))] = state
         return learned

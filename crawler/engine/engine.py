@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.engine.checkpoints import Checkpoints
 from crawler.engine.feedback import CommitFeedback
+from crawler.engine.leases import HostLeases
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.processing import Processing
 from crawler.engine.revisits import Revisits, RevisitSettings
@@ -84,11 +85,18 @@ class Engine:
         revisits: Revisits | None = None,
         archive: WarcArchive | None = None,
         analysis: AnalysisPool | None = None,
+        leases: HostLeases | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.db = db
-        self.frontier = BoundedFrontier(frontier, capacity=limits.frontier_memory)
+        self.leases = leases  # a crawl shared with other daemons: the hosts this one holds
+        self.frontier = BoundedFrontier(
+            frontier,
+            capacity=limits.frontier_memory,
+            owner=None if leases is None else leases.daemon_id,
+            owns=None if leases is None else leases.__contains__,
+        )
         self.politeness = politeness
         self.visitor = visitor
         self.fetched = visitor.fetched
@@ -134,6 +142,7 @@ class Engine:
             pool=pool,
             metrics=metrics,
             wake=self._wake,
+            daemon_id=None if leases is None else leases.daemon_id,
             clock=clock,
             wall_clock=wall_clock,
         )
@@ -157,6 +166,7 @@ class Engine:
         )
         self._stop = asyncio.Event()
         self._refill: asyncio.Task[None] | None = None
+        self._started = clock()
 
     # -- control ---------------------------------------------------------------------
 
@@ -184,12 +194,18 @@ class Engine:
             and not self.visits
             and self.processing.is_empty()
             and self._writer.pending == 0
+            # in a shared crawl, until no URL is queued anywhere: a killed daemon's hosts
+            # come to the others when their leases expire
+            and (self.leases is None or not self.leases.crawl_has_work)
         )
 
     # -- lifecycle -------------------------------------------------------------------
 
     async def run(self) -> CrawlSummary:
-        started = self.clock()
+        started = self._started = self.clock()
+        if self.leases is not None:
+            await self.leases.join()
+            await self._renew_leases()
         await self.checkpoints.restore()
         self._observe_queues()
         try:
@@ -200,6 +216,7 @@ class Engine:
                 )
                 checkpoints = group.create_task(self.checkpoints.run(), name="checkpoints")
                 revisits = group.create_task(self._revisit_loop(), name="revisits")
+                leases = group.create_task(self._lease_loop(), name="leases")
                 self.summary.stop_reason = await self._dispatch_loop(group)
                 # a normal stop: finish what is under way, in pipeline order. On a
                 # failure or a cancellation the group cancels every task instead.
@@ -208,6 +225,7 @@ class Engine:
                 await processor
                 checkpoints.cancel()
                 revisits.cancel()
+                leases.cancel()
                 await self.pool.close()
                 # what the last pages taught is in the state saved
                 await self._writer.drained()
@@ -216,6 +234,8 @@ class Engine:
                 await writer
                 if self.archive is not None:  # all its records committed: closed
                     await asyncio.to_thread(self.archive.close)
+                if self.leases is not None:  # what it held is stored: its hosts go
+                    await self.leases.leave(pages=self.summary.fetched, rate=self._rate())
         except BaseExceptionGroup as failures:
             # the database or the WARC files failing is the user's to fix (disk full,
             # read-only): say so plainly; anything else is a bug in the engine and
@@ -282,7 +302,33 @@ class Engine:
             self._wake.set()
 
     def _ready(self, host: str, *, now: float) -> bool:
+        if self.leases is not None and not self.leases.holds(host):
+            return False
         return self.politeness.ready(host, now)
+
+    async def _lease_loop(self) -> None:
+        """A shared crawl's leases, renewed and rebalanced (crawler.engine.leases)."""
+        if self.leases is None:
+            return
+        while True:
+            await asyncio.sleep(self.leases.interval)
+            await self._renew_leases()
+
+    async def _renew_leases(self) -> None:
+        assert self.leases is not None
+        # a host with a visit not yet stored stays: its URL is still queued, and another
+        # daemon taking the host would fetch it again
+        busy = self.frontier.busy_hosts()
+        busy.update(host for host, slot in self.politeness.slots() if slot.in_flight > 0)
+        change = await self.leases.tick(busy=busy, pages=self.summary.fetched, rate=self._rate())
+        self.frontier.forget(change.lost)
+        self.frontier.resync(change.queued)
+        self.metrics.hosts_leased.set(len(self.leases))
+        self.metrics.host_leases_claimed.inc(len(change.claimed))
+        self._wake.set()
+
+    def _rate(self) -> float:
+        return self.summary.fetched / max(self.clock() - self._started, 1e-9)
 
     def _until_next_ready(self, now: float) -> float:
         soonest = MAX_IDLE_WAIT

@@ -37,11 +37,20 @@ STARVED_REFILL_ROOM = 8  # ... and only with an eighth of the capacity free to f
 
 
 class BoundedFrontier:
-    def __init__(self, policy: PriorityFrontier, *, capacity: int) -> None:
+    def __init__(
+        self,
+        policy: PriorityFrontier,
+        *,
+        capacity: int,
+        owner: str | None = None,
+        owns: Callable[[str], bool] | None = None,
+    ) -> None:
         if capacity < 2:
             raise ValueError(f"the frontier's capacity must be at least 2, got {capacity}")
         self.policy = policy
         self.capacity = capacity
+        self.owner = owner  # a daemon of a shared crawl: only its hosts' URLs are read
+        self.owns = owns  # whether a host's URLs belong here (None: every host's)
         self.spilled = 0  # queued in the database only (an estimate, corrected by refills)
         self.spilled_hosts: Counter[str] = Counter()  # the same by host
         self._starved = False  # a host waits in the database only: refill before half
@@ -49,7 +58,7 @@ class BoundedFrontier:
         # queued URLs in memory, and those dispatched and not yet stored; re-visits of
         # stored pages are neither, and are always held
         self._in_memory: set[int] = set()
-        self._dispatched: set[int] = set()
+        self._dispatched: dict[int, str] = {}  # url id -> host
         # stored while a refill reads: the rows it read may still say queued
         self._stored_meanwhile: set[int] | None = None
         self._dropped: set[int] = set()  # in memory, but reached by a redirect: skipped
@@ -58,6 +67,8 @@ class BoundedFrontier:
         """Hold a new URL or a re-visit, or leave a new URL to the database when memory
         is full."""
         url_id = candidate.url_id
+        if self.owns is not None and not self.owns(candidate.host):
+            return  # another daemon's host: its holder reads it from the database
         if candidate.revisit:
             self.policy.push(candidate)
         elif url_id in self._in_memory or url_id in self._dispatched:
@@ -75,15 +86,19 @@ class BoundedFrontier:
         if not candidate.revisit:
             if candidate.url_id not in self._dispatched:
                 return  # already put back
-            self._dispatched.discard(candidate.url_id)
+            self._dispatched.pop(candidate.url_id, None)
+            if self.owns is not None and not self.owns(candidate.host):
+                return  # the host went to another daemon; the URL is queued in the database
             self._in_memory.add(candidate.url_id)
+        elif self.owns is not None and not self.owns(candidate.host):
+            return
         self.policy.push(candidate)
 
     def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
         while (candidate := self.policy.pop(is_ready)) is not None and not candidate.revisit:
             self._in_memory.discard(candidate.url_id)
             if candidate.url_id not in self._dropped:
-                self._dispatched.add(candidate.url_id)
+                self._dispatched[candidate.url_id] = candidate.host
                 break
             self._dropped.discard(candidate.url_id)
         return candidate
@@ -98,7 +113,7 @@ class BoundedFrontier:
 
     def stored(self, url_id: int) -> None:
         """The URL's visit is in the database: it is no longer queued."""
-        self._dispatched.discard(url_id)
+        self._dispatched.pop(url_id, None)
         if self._stored_meanwhile is not None:
             self._stored_meanwhile.add(url_id)
 
@@ -118,6 +133,30 @@ class BoundedFrontier:
     def queued(self) -> int:
         """Candidates in memory and in the database only."""
         return len(self.policy) + self.spilled
+
+    def busy_hosts(self) -> set[str]:
+        """The hosts with a URL dispatched and not yet stored (fetching, or fetched and
+        waiting for the processor or the writer): still queued in the database."""
+        return set(self._dispatched.values())
+
+    def forget(self, hosts: Iterable[str]) -> None:
+        """These hosts went to another daemon: their URLs leave memory (they stay queued
+        in the database)."""
+        for host in hosts:
+            for candidate in self.policy.drop_host(host):
+                self._in_memory.discard(candidate.url_id)
+                self._dropped.discard(candidate.url_id)
+            self.spilled -= self.spilled_hosts.pop(host, 0)
+
+    def resync(self, queued: dict[str, int]) -> None:
+        """Take `queued` (URLs queued in the database, by host held) as the truth of what
+        waits beyond memory: other daemons add URLs to these hosts."""
+        in_memory = self.policy.host_sizes()
+        self.spilled_hosts = Counter(
+            {host: n - in_memory.get(host, 0) for host, n in queued.items()}
+        )
+        self.spilled_hosts = +self.spilled_hosts  # the positive counts only
+        self.spilled = sum(self.spilled_hosts.values())
 
     def spill_count(self, by_host: dict[str, int]) -> None:
         """Take these counts as the URLs queued in the database only (on a restart)."""
@@ -156,7 +195,7 @@ class BoundedFrontier:
 
     async def _read_back(self, db: AsyncEngine, stored: set[int]) -> int:
         async with db.connect() as connection:
-            hosts = await storage.count_queued_hosts(connection)
+            hosts = await storage.count_queued_hosts(connection, self.owner)
             per_host = Counter(self.policy.host_sizes())
             # first each host's share; then, if the others ran out, whatever is left
             share = max(self.capacity // max(hosts, 1), 1)
@@ -175,6 +214,10 @@ class BoundedFrontier:
 
     def _held(self, url_id: int, stored: set[int]) -> bool:
         return url_id in self._in_memory or url_id in self._dispatched or url_id in stored
+
+    def _mine(self, host: str) -> bool:
+        """Whether `host`'s URLs belong here (a lease given up while a refill reads)."""
+        return self.owns is None or self.owns(host)
 
     def _load(self, candidate: Candidate, per_host: Counter[str]) -> None:
         per_host[candidate.host] += 1
@@ -202,13 +245,16 @@ class BoundedFrontier:
                 by_score=self.policy.refill_order == "score",
                 limit=REFILL_BATCH,
                 after=after,
+                owner=self.owner,
             )
             for queued in batch:
                 # new URLs may have filled memory while the database was read
                 if len(self.policy) >= self.capacity:
                     return loaded, True
-                if self._held(queued.id, stored) or (
-                    share is not None and per_host[queued.host] >= share
+                if (
+                    self._held(queued.id, stored)
+                    or (share is not None and per_host[queued.host] >= share)
+                    or not self._mine(queued.host)
                 ):
                     continue
                 self._load(_candidate(queued), per_host)
@@ -229,9 +275,11 @@ class BoundedFrontier:
         waiting, after = 0, 0
         while True:
             batch = await storage.queued_with_parents(
-                connection, limit=REFILL_BATCH, after_id=after
+                connection, limit=REFILL_BATCH, after_id=after, owner=self.owner
             )
-            candidates = [_candidate(q) for q in batch if not self._held(q.id, stored)]
+            candidates = [
+                _candidate(q) for q in batch if not self._held(q.id, stored) and self._mine(q.host)
+            ]
             waiting += len(candidates)
             for candidate, priority in zip(
                 candidates, self.policy.priorities(candidates).tolist(), strict=True

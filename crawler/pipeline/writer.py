@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import logging
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -32,6 +34,7 @@ from policies import Candidate, LinkContext
 log = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 512  # items in one transaction, at most
+TRANSIENT_RETRIES = 8  # tries of a transaction PostgreSQL rolled back to end a deadlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,27 +150,35 @@ class StorageWriter:
             for index, page in enumerate(pages)
             if page.record is not None
         ]
-        try:
-            async with self.engine.begin() as connection:
-                await storage.record_fetches(connection, records)
-                # before the links: a target linked in the same batch is not queued
-                dropped = await storage.mark_reached(
-                    connection, [hop for page in pages for hop in page.reached]
-                )
-                new_urls = await storage.add_urls(
-                    connection, [link for page in pages for link in page.links]
-                )
-                for state in states:
-                    await storage.save_hosts(connection, state.hosts)
-                    await storage.save_sources(connection, state.sources)
-                    await storage.add_timeline(connection, state.timeline)
-                    for name, blob in state.learned.items():
-                        await storage.save_learned_state(connection, name, blob)
-                await storage.save_warc_files(connection, written.committed)
-        except SQLAlchemyError as error:
-            # a full disk or read-only database: stop the crawl loudly, nothing is
-            # half-written, and the uncommitted URLs are still queued in the database
-            raise storage.StorageError(f"cannot write to the database: {error}") from error
+        for attempt in itertools.count(1):
+            try:
+                async with self.engine.begin() as connection:
+                    await storage.record_fetches(connection, records)
+                    # before the links: a target linked in the same batch is not queued
+                    dropped = await storage.mark_reached(
+                        connection, [hop for page in pages for hop in page.reached]
+                    )
+                    new_urls = await storage.add_urls(
+                        connection, [link for page in pages for link in page.links]
+                    )
+                    for state in states:
+                        await storage.save_hosts(connection, state.hosts)
+                        await storage.save_sources(connection, state.sources)
+                        await storage.add_timeline(connection, state.timeline)
+                        for name, blob in state.learned.items():
+                            await storage.save_learned_state(connection, name, blob)
+                    await storage.save_warc_files(connection, written.committed)
+                break
+            except SQLAlchemyError as error:
+                if storage.is_transient(error) and attempt < TRANSIENT_RETRIES:
+                    # another daemon's transaction and this one waited on each other's
+                    # rows; this one was rolled back whole: run it again
+                    log.info("write %d of a batch met a deadlock; again", attempt)
+                    await asyncio.sleep(random.uniform(0.0, 0.05 * attempt))
+                    continue
+                # a full disk or read-only database: stop the crawl loudly, nothing is
+                # half-written, and the uncommitted URLs are still queued in the database
+                raise storage.StorageError(f"cannot write to the database: {error}") from error
         self._pending -= len(batch)
         self._committed += len(batch)
         self.on_committed(_attribute(pages, new_urls, dropped))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -97,7 +98,10 @@ async def status(db: str, *, relevance_threshold: float | None = None) -> storag
                 )
             report = await storage.crawl_status(connection, relevance_threshold=relevance_threshold)
             timeline = await storage.load_timeline(connection)
-        return dataclasses.replace(report, requests_per_page=requests_per_page(timeline))
+            daemons = await storage.load_daemons(connection)
+        return dataclasses.replace(
+            report, requests_per_page=requests_per_page(timeline), daemons=daemons
+        )
     finally:
         await engine.dispose()
 
@@ -167,6 +171,22 @@ def format_status(report: storage.CrawlStatus) -> str:
             f"requests/page   {report.requests_per_page:.3f} (robots.txt, redirects and "
             "retries beyond one a page)"
         )
+    if report.daemons:
+        lines.append("daemons (a crawl shared through the database)")
+        lines.append(
+            f"  {'daemon':<24} {'state':<8} {'pages':>7} {'pages/s':>8} {'hosts':>6}  heartbeat"
+        )
+        now = time.time()
+        for daemon in report.daemons:
+            silent = now - daemon.heartbeat_at > defaults.LEASE_SECONDS
+            state = (
+                "stopped" if daemon.stopped_at is not None else "silent" if silent else "running"
+            )
+            lines.append(
+                f"  {daemon.id:<24} {state:<8} {daemon.pages:>7} "
+                f"{daemon.pages_per_second:>8.1f} {daemon.hosts_held:>6}  "
+                f"{max(now - daemon.heartbeat_at, 0.0):.0f} s ago"
+            )
     if report.errors:
         lines.append("errors")
         lines.extend(f"  {kind:<20} {count}" for kind, count in report.errors.items())

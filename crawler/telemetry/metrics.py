@@ -73,6 +73,16 @@ class CrawlerMetrics:
             "Hosts whose politeness and robots.txt state is held in memory",
             registry=registry,
         )
+        self.hosts_leased = Gauge(
+            "crawler_hosts_leased",
+            "Hosts this daemon holds a lease of, in a crawl shared by several (0 alone)",
+            registry=registry,
+        )
+        self.host_leases_claimed = Counter(
+            "crawler_host_leases_claimed",
+            "Host leases this daemon has claimed: new hosts, and hand-overs from others",
+            registry=registry,
+        )
         self.hosts_read_back = Counter(
             "crawler_hosts_read_back",
             "Hosts whose state a visit read back from the database (memory had dropped it)",

@@ -1,13 +1,22 @@
-"""A real SQLite database with the crawler's schema, for the storage tests."""
+"""A real database with the crawler's schema, for the storage tests: each test runs on
+SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'crawl.db'}"
+    return str(request.getfixturevalue("postgres_url"))
 
 
 @pytest.fixture

@@ -1,0 +1,157 @@
+"""A real PostgreSQL server for the tests: Debian's binaries, a cluster made in a temporary
+directory, reached on a unix socket only; a fresh database per test.
+
+Where the server cannot be started the tests that need it are skipped with what to
+install, except where CRAWLER_REQUIRE_DEPLOY_TOOLS is set (as `.ci/run` sets it). initdb
+refuses to run as root: as root, the server runs as the `postgres` system user that
+Debian's package creates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+INSTALL_HINT = "apt-get install postgresql; pip install asyncpg"
+SYSTEM_USER = "postgres"
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    socket_dir: Path
+    port: int
+    _names: Iterator[int]
+
+    def url(self, database: str) -> str:
+        return f"postgresql+asyncpg://postgres@/{database}?host={self.socket_dir}&port={self.port}"
+
+    def psql(self, sql: str, database: str = "postgres") -> str:
+        result = subprocess.run(
+            [
+                _binary("psql"),
+                "-h",
+                str(self.socket_dir),
+                "-p",
+                str(self.port),
+                "-U",
+                "postgres",
+                "-d",
+                database,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-Atc",
+                sql,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return result.stdout
+
+    def new_database(self) -> str:
+        """A fresh empty database; its URL."""
+        name = f"crawl_{os.getpid()}_{next(self._names)}"
+        self.psql(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+
+def unavailable(reason: str) -> None:
+    message = f"PostgreSQL tests need a server: {reason} ({INSTALL_HINT})"
+    if os.environ.get("CRAWLER_REQUIRE_DEPLOY_TOOLS"):
+        pytest.fail(message + "; CRAWLER_REQUIRE_DEPLOY_TOOLS is set")
+    pytest.skip(message)
+
+
+def _bin_dir() -> Path | None:
+    if found := shutil.which("pg_ctl"):
+        return Path(found).parent
+    candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), reverse=True)
+    return candidates[0].parent if candidates else None
+
+
+def _binary(name: str) -> str:
+    directory = _bin_dir()
+    assert directory is not None
+    path = directory / name
+    return str(path) if path.exists() else (shutil.which(name) or name)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running_server() -> Iterator[PostgresServer]:
+    try:
+        import asyncpg  # noqa: F401
+    except ImportError:
+        unavailable("asyncpg is not installed")
+    bin_dir = _bin_dir()
+    if bin_dir is None:
+        unavailable("pg_ctl and initdb are not installed")
+    assert bin_dir is not None
+    as_user: list[str] = []
+    owner = None
+    if os.geteuid() == 0:
+        try:
+            owner = pwd.getpwnam(SYSTEM_USER)
+        except KeyError:
+            unavailable(f"running as root and there is no {SYSTEM_USER!r} user to run it as")
+        assert owner is not None
+        as_user = ["runuser", "-u", SYSTEM_USER, "--"]
+    root = Path(tempfile.mkdtemp(prefix="crawler-pg-"))
+    data, sockets = root / "data", root / "sockets"
+    sockets.mkdir()
+    if owner is not None:
+        for path in (root, sockets):
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+    port = _free_port()
+    log = root / "server.log"
+
+    def run(*argv: str) -> None:
+        result = subprocess.run([*as_user, *argv], capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            unavailable(f"{argv[0]} failed: {result.stderr.strip() or result.stdout.strip()}")
+
+    try:
+        run(
+            str(bin_dir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        )
+        options = (
+            f"-p {port} -k {sockets} -c listen_addresses='' -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
+        try:
+            yield PostgresServer(sockets, port, itertools.count())
+        finally:
+            subprocess.run(
+                [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
