@@ -28,7 +28,6 @@ SNIFF_BYTES = 4096  # where a <meta charset> is looked for
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
 )
-_SPACE = re.compile(r"\s+")
 
 
 class ContentError(ValueError):
@@ -148,4 +147,5 @@ def analyze(
 
 
 def _clean(text: str | None) -> str:
-    return _SPACE.sub(" ", text or "").strip()
+    """Runs of white space made one space, none at the ends (as re's \\s+, in C)."""
+    return " ".join(text.split()) if text else ""
