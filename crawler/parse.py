@@ -1,7 +1,8 @@
 """Parsing an HTML page with selectolax: title, text, links with anchor text.
 
-`analyze` is a pure function of the body: it also counts the page's and links' terms
+`analyze` is a function of the body: it also counts the page's and links' terms
 (stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
+A `LinkResolver` kept from page to page resolves each distinct href once.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import scipy.sparse as sp
 from selectolax.lexbor import LexborHTMLParser
 from yarl import URL
 
-from crawler.urls import BadUrlError, canonicalize
+from crawler.urls import BadUrlError, LinkResolver, canonicalize
 from policies import TermCounter, url_words
 
 MAX_LINKS = 5_000  # links kept from one page
@@ -85,6 +86,7 @@ def analyze(
     charset: str | None,
     x_robots_tag: str | None,
     counter: TermCounter,
+    resolver: LinkResolver | None = None,
 ) -> PageAnalysis:
     html = decode(body, charset)
     tree = LexborHTMLParser(html)
@@ -105,28 +107,29 @@ def analyze(
         with contextlib.suppress(BadUrlError):
             base = canonicalize(base_node.attributes.get("href") or "", base=base)
 
+    resolver = resolver or LinkResolver()
+    resolve, page_base = resolver.resolve, resolver.base(base)
     links: dict[str, Link] = {}
     # each block's text once: a block of thousands of links would cost its text each time
     around_of: dict[int, str] = {}
     if not nofollow:
         for anchor in tree.css("a[href]"):
-            rel = (anchor.attributes.get("rel") or "").lower().split()
-            if "nofollow" in rel:
+            attributes = anchor.attributes
+            rel = attributes.get("rel")
+            if rel and "nofollow" in rel.lower().split():
                 continue
-            try:
-                target = str(canonicalize(anchor.attributes.get("href") or "", base=base))
-            except BadUrlError:
+            target = resolve(attributes.get("href") or "", page_base)
+            if target is None or target in links:
                 continue
-            if target not in links:
-                block = anchor.parent
-                around = ""
-                if block is not None:
-                    around = around_of.get(block.mem_id, "")
-                    if block.mem_id not in around_of:
-                        around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
-                links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
-                if len(links) >= MAX_LINKS:
-                    break
+            block = anchor.parent
+            around = ""
+            if block is not None:
+                around = around_of.get(block.mem_id, "")
+                if block.mem_id not in around_of:
+                    around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
+            links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
+            if len(links) >= MAX_LINKS:
+                break
 
     headings = " ".join([title or "", *(_clean(node.text()) for node in tree.css("h1, h2")[:8])])[
         :MAX_HEADINGS_CHARS
@@ -142,7 +145,14 @@ def analyze(
         [f"{title or ''} {text}", *(f"{link.anchor} {url_words(link.url)}" for link in link_list)]
     )
     return PageAnalysis(
-        title, text, link_list, noindex, nofollow, counts[:1], counts[1:], headings.strip()
+        title,
+        text,
+        link_list,
+        noindex,
+        nofollow,
+        counts[:1],
+        counts[1:],
+        headings.strip(),
     )
 
 

@@ -15,7 +15,7 @@ import storage
 from crawler.exchange import Exchange
 from crawler.outcomes import Outcome
 from crawler.parse import ContentError, PageAnalysis, analyze
-from crawler.urls import Scope, host_key
+from crawler.urls import LinkResolver, Scope, host_key
 from crawler.visit import Visit
 from crawler.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
@@ -41,6 +41,7 @@ class Processor:
         self.scope = scope
         self.store_text = store_text
         self.relevance_threshold = relevance_threshold
+        self.resolver = LinkResolver()
 
     def process(self, visit: Visit) -> Processed:
         outcome = visit.outcome
@@ -65,6 +66,7 @@ class Processor:
                     charset=response.charset,
                     x_robots_tag=response.x_robots_tag,
                     counter=self.scorer.counter_,
+                    resolver=self.resolver,
                 )
             except (ContentError, ValueError, UnicodeError):
                 outcome = Outcome.BAD_CONTENT

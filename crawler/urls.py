@@ -8,10 +8,14 @@ Scope also keeps the crawl out of the commonest traps: paths that repeat a segme
 (`/a/b/a/b/a/b`, what relative links on a misconfigured server make) or that go deeper
 than MAX_PATH_SEGMENTS, as Heritrix's path rules do. Endless link chains (calendars)
 end at the crawl's maximum depth.
+
+A site's pages share most of their links (navigation, indexes), so a `LinkResolver`
+resolves each distinct href once for every page it means the same on.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,6 +28,12 @@ CRAWLABLE_SCHEMES = frozenset({"http", "https"})
 SESSION_PARAMETERS = frozenset(
     {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
 )
+RESOLVED_MEMORY = 2**15  # (place, href) answers a LinkResolver keeps, per generation
+
+# what yarl reads as a scheme: the characters before the first colon, all of these
+_SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
+# a fragment that cannot make the URL bad, whatever the page: the page itself
+_PLAIN_FRAGMENT = re.compile(r"#[\w.~!$&'()*+,;=:@/?\-]*\Z", re.ASCII)
 
 
 class BadUrlError(ValueError):
@@ -60,6 +70,108 @@ def canonicalize(raw: str, base: URL | None = None) -> URL:
     if len(str(url)) > MAX_URL_LENGTH:
         raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
     return url
+
+
+class LinkResolver:
+    """`canonicalize(href, base)` as a string (None for a bad URL), for the hrefs of page
+    after page, each distinct href resolved once for all the bases it means the same
+    against, in yarl's `URL.join`: a relative path against the base's origin and
+    directory, a path against its origin, an absolute URL or `//host/` against its
+    scheme. A fragment of plain characters is the page itself; another scheme than
+    http(s) is never crawlable; anything else (`?query`, control characters) is
+    resolved against the whole base. The answers are kept in two generations of
+    `memory` each: the oldest generation is forgotten when the newest fills up, and
+    an answer used again moves to the newest.
+    """
+
+    def __init__(self, *, memory: int = RESOLVED_MEMORY) -> None:
+        self.memory = memory
+        self._new: dict[tuple[str, str], str | None] = {}
+        self._old: dict[tuple[str, str], str | None] = {}
+
+    def base(self, url: URL) -> Base:
+        """The places in `url` that hrefs resolve against."""
+        full = str(url)
+        scheme = f"{url.scheme}:"
+        after_scheme = full.find("//") + 2 if full.startswith(f"{scheme}//") else len(scheme)
+        ends = [at for at in (full.find(c, after_scheme) for c in "/?#") if at >= 0]
+        origin = full[: min(ends, default=len(full))]
+        path = url.raw_path
+        # yarl joins a relative path with a base path that ends in "/" as it is, with
+        # another one by its decoded segments: the directory alone does not say which
+        kind = "/" if path.endswith("/") else "" if not path else "."
+        directory = f"{origin}{path[: path.rfind('/') + 1]}\n{kind}"
+        return Base(url, full, scheme, origin, directory)
+
+    def resolve(self, href: str, base: Base) -> str | None:
+        href = href.strip()
+        if not href:
+            return None
+        first = href[0]
+        if not href.isprintable():  # yarl drops tabs and newlines, and leading controls
+            context = base.full
+        elif first == "#":
+            if len(href) <= MAX_URL_LENGTH and _PLAIN_FRAGMENT.match(href):
+                return base.itself()
+            context = base.full
+        elif first == "?":
+            context = base.full
+        elif first == "/":
+            if not href.startswith("//"):
+                context = base.origin
+            else:
+                context = base.scheme if _has_host(href, 0) else base.full
+        elif (scheme := _SCHEME.match(href)) is not None:
+            name = scheme.group().lower()
+            if name not in ("http:", "https:"):
+                return None  # never the base's scheme: an absolute URL, not crawlable
+            context = base.scheme if _has_host(href, scheme.end()) else base.full
+        else:
+            context = base.directory
+        key = (context, href)
+        found = self._new.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._old.get(key, _MISSING)
+            if found is _MISSING:
+                found = _canonical(href, base.url)
+            self._new[key] = found
+            if len(self._new) >= self.memory:
+                self._old, self._new = self._new, {}
+        return found  # type: ignore[return-value]
+
+
+_MISSING = object()
+
+
+def _has_host(href: str, at: int) -> bool:
+    """Whether `href` names a host at `at` (`//` and something): else yarl joins it as
+    a relative reference."""
+    return href.startswith("//", at) and href[at + 2 : at + 3] not in ("", "/", "?", "#")
+
+
+def _canonical(href: str, base: URL) -> str | None:
+    try:
+        return str(canonicalize(href, base=base))
+    except BadUrlError:
+        return None
+
+
+@dataclass(slots=True)
+class Base:
+    """A page's base URL, and the places in it that hrefs resolve against."""
+
+    url: URL
+    full: str
+    scheme: str
+    origin: str
+    directory: str
+    _itself: str | object | None = _MISSING
+
+    def itself(self) -> str | None:
+        """The canonical URL of the page itself, as a link to `#fragment` names it."""
+        if self._itself is _MISSING:
+            self._itself = _canonical("#", self.url)
+        return self._itself  # type: ignore[return-value]
 
 
 def _without_path_session(path: str) -> str:

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from yarl import URL
 
 from crawler.urls import (
     MAX_URL_LENGTH,
     BadUrlError,
+    LinkResolver,
     Scope,
     canonicalize,
     host_key,
@@ -89,3 +92,55 @@ def test_paths_that_repeat_or_go_too_deep_look_like_traps() -> None:
     assert looks_like_a_trap(URL("http://a.test/" + "/".join(f"d{i}" for i in range(21))))
     assert not looks_like_a_trap(URL("http://a.test/" + "/".join(f"d{i}" for i in range(20))))
     assert not Scope.of(["a.test"]).allows(URL("http://a.test/x/x/x"))
+
+
+_BASES = [
+    "http://site.example/dir/page.html",
+    "http://site.example/dir/other.html?q=1#top",
+    "http://site.example/dir/",
+    "http://site.example",
+    "https://site.example/dir/page.html",
+    "http://user:pw@Site.Example:8080/dir/page.html",
+    "http://site.example/a%2Fb/c%20d.html",
+    "http://site.example/a%2Fb/",
+    "http://site.example/x/a%2Fb",
+    "http://site.example/dir;jsessionid=1/./page.html",
+    "http://site.example/dir/../up/page",
+]
+_HREF_PIECES = st.sampled_from(
+    ["", "#", "#x", "#%3Cinit%3E()", "#a b", "?q=1", "/", "//", "//other.example/x", "http:",
+     "https:", "http://other.example/", "HTTP://Other.Example/a", "mailto:x@y", "javascript:0",
+     "1a:b", "a", "b.html", ".", "..", "/", "%2F", "%20", " ", "\t", "\n", "\x01", "\\", "é",
+     ";jsessionid=2", ";x=1", ":", "sid=3", "&", "=", "?", "#", "@", "[", "]", "..%2F"]
+)  # fmt: skip
+_HREFS = st.lists(_HREF_PIECES, max_size=5).map("".join)
+
+
+def _canonical(href: str, base: URL) -> str | None:
+    try:
+        return str(canonicalize(href, base=base))
+    except BadUrlError:
+        return None
+
+
+@given(st.lists(st.tuples(st.sampled_from(_BASES), _HREFS), max_size=40), st.sampled_from([2, 64]))
+def test_a_resolver_answers_as_canonicalize_does(links: list[tuple[str, str]], memory: int) -> None:
+    # one resolver for page after page: an answer kept for one base must be right for all
+    resolver = LinkResolver(memory=memory)
+    for base_url, href in links * 2:
+        base = URL(base_url, encoded=True)
+        assert resolver.resolve(href, resolver.base(base)) == _canonical(href, base), (
+            base_url,
+            href,
+        )
+
+
+def test_a_resolver_answers_a_href_once_for_a_directory() -> None:
+    resolver = LinkResolver()
+    first = resolver.base(URL("http://site.example/dir/a.html"))
+    second = resolver.base(URL("http://site.example/dir/b.html?x=1"))
+    assert resolver.resolve("../up.html", first) == "http://site.example/up.html"
+    assert resolver.resolve("../up.html", second) == "http://site.example/up.html"
+    assert resolver.resolve("#part", second) == "http://site.example/dir/b.html?x=1"
+    assert resolver.resolve("mailto:x@y", second) is None
+    assert len(resolver._new) == 1
