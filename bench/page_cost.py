@@ -156,7 +156,9 @@ def main() -> None:
         "repeats": args.repeats,
         "minimal_cpu_ms_per_page": round(statistics.median(baseline), 3),
         "processor_cpu_ms_per_page": round(statistics.median(processor), 3),
-        "ratio": round(statistics.median(p / b for p, b in zip(processor, baseline)), 2),
+        "ratio": round(
+            statistics.median(p / b for p, b in zip(processor, baseline, strict=True)), 2
+        ),
     }
     if args.json:
         print(json.dumps(summary))

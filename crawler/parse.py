@@ -2,7 +2,9 @@
 
 `analyze` is a function of the body: it also counts the page's and links' terms
 (stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
-A `LinkResolver` kept from page to page resolves each distinct href once.
+Given the URLs known already (`crawler.urls.KnownUrls`), it leaves links to them out
+before reading their text or counting it, and says how many it left out; a
+`LinkResolver` kept from page to page resolves each distinct href once.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 import scipy.sparse as sp
@@ -52,6 +55,7 @@ class PageAnalysis:
     page_counts: sp.csr_matrix  # 1 x n_features
     link_counts: sp.csr_matrix  # len(links) x n_features
     headings: str = ""  # the title and h1-h2 headings, for the frontier policy
+    known: int = 0  # links left out as known: distinct URLs, not in `links`
 
 
 def decode(body: bytes, header_charset: str | None) -> str:
@@ -87,6 +91,7 @@ def analyze(
     x_robots_tag: str | None,
     counter: TermCounter,
     resolver: LinkResolver | None = None,
+    known: Container[str] = frozenset(),
 ) -> PageAnalysis:
     html = decode(body, charset)
     tree = LexborHTMLParser(html)
@@ -110,6 +115,7 @@ def analyze(
     resolver = resolver or LinkResolver()
     resolve, page_base = resolver.resolve, resolver.base(base)
     links: dict[str, Link] = {}
+    left_out: set[str] = set()  # known: they count towards MAX_LINKS as they did
     # each block's text once: a block of thousands of links would cost its text each time
     around_of: dict[int, str] = {}
     if not nofollow:
@@ -119,16 +125,19 @@ def analyze(
             if rel and "nofollow" in rel.lower().split():
                 continue
             target = resolve(attributes.get("href") or "", page_base)
-            if target is None or target in links:
+            if target is None or target in links or target in left_out:
                 continue
-            block = anchor.parent
-            around = ""
-            if block is not None:
-                around = around_of.get(block.mem_id, "")
-                if block.mem_id not in around_of:
-                    around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
-            links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
-            if len(links) >= MAX_LINKS:
+            if target in known:
+                left_out.add(target)
+            else:
+                block = anchor.parent
+                around = ""
+                if block is not None:
+                    around = around_of.get(block.mem_id, "")
+                    if block.mem_id not in around_of:
+                        around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
+                links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
+            if len(links) + len(left_out) >= MAX_LINKS:
                 break
 
     headings = " ".join([title or "", *(_clean(node.text()) for node in tree.css("h1, h2")[:8])])[
@@ -153,6 +162,7 @@ def analyze(
         counts[:1],
         counts[1:],
         headings.strip(),
+        len(left_out),
     )
 
 

@@ -2,6 +2,11 @@
 
 CPU work on the event loop: its time per page is the service rate the fetcher pool
 models estimate. Relevance weighting and link estimates use the one online TF-IDF model.
+
+Most links a page shows are known already (a site's navigation, its indexes): the links
+the processor hands to storage are remembered (`KnownUrls`), and a later page's links
+to them are left out before they are read, counted, scored or written; the database
+would have found them known. The count of links in scope includes them.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import storage
 from crawler.exchange import Exchange
 from crawler.outcomes import Outcome
 from crawler.parse import ContentError, PageAnalysis, analyze
-from crawler.urls import LinkResolver, Scope, host_key
+from crawler.urls import KnownUrls, LinkResolver, Scope, host_key
 from crawler.visit import Visit
 from crawler.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
@@ -42,6 +47,7 @@ class Processor:
         self.store_text = store_text
         self.relevance_threshold = relevance_threshold
         self.resolver = LinkResolver()
+        self.known = KnownUrls()
 
     def process(self, visit: Visit) -> Processed:
         outcome = visit.outcome
@@ -67,12 +73,14 @@ class Processor:
                     x_robots_tag=response.x_robots_tag,
                     counter=self.scorer.counter_,
                     resolver=self.resolver,
+                    known=self.known,
                 )
             except (ContentError, ValueError, UnicodeError):
                 outcome = Outcome.BAD_CONTENT
 
         relevance: float | None = None
         links: list[storage.NewUrl] = []
+        links_in_scope = 0
         contexts: dict[str, LinkContext] = {}
         title = text = None
         if analysis is not None:
@@ -81,6 +89,9 @@ class Processor:
             if relevance >= self.relevance_threshold:
                 self.scorer.add_feedback(analysis.page_counts)
             links = self._new_links(visit, analysis, relevance)
+            links_in_scope = len(links)
+            if self.scope.allows_depth(visit.candidate.depth + 1):
+                links_in_scope += analysis.known  # each passed the rest once
             contexts = {
                 link.url: LinkContext(link.anchor, link.around, analysis.headings)
                 for link in analysis.links
@@ -119,13 +130,14 @@ class Processor:
             _reached(visit),
             page_captures(visit),
             contexts,
+            links_in_scope,
         )
         return Processed(write, outcome, relevance)
 
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, relevance: float
     ) -> list[storage.NewUrl]:
-        if not analysis.links:
+        if not analysis.links and not analysis.known:
             return []
         depth = visit.candidate.depth + 1
         scores = self.scorer.estimate_links(analysis.link_counts, relevance)
@@ -135,6 +147,7 @@ class Processor:
             url = URL(link.url, encoded=True)
             if self.scope.allows(url, depth):
                 links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
+                self.known.add(link.url)  # written with this page: known from now on
         return links
 
 

@@ -10,7 +10,8 @@ than MAX_PATH_SEGMENTS, as Heritrix's path rules do. Endless link chains (calend
 end at the crawl's maximum depth.
 
 A site's pages share most of their links (navigation, indexes), so a `LinkResolver`
-resolves each distinct href once for every page it means the same on.
+resolves each distinct href once for every page it means the same on, and `KnownUrls`
+remembers the links already handed to storage, so that they cost nothing more.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ SESSION_PARAMETERS = frozenset(
     {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
 )
 RESOLVED_MEMORY = 2**15  # (place, href) answers a LinkResolver keeps, per generation
+KNOWN_URLS_MEMORY = 2**17  # URLs KnownUrls keeps, per generation (about 10 MB at most)
 
 # what yarl reads as a scheme: the characters before the first colon, all of these
 _SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
@@ -130,14 +132,13 @@ class LinkResolver:
             context = base.directory
         key = (context, href)
         found = self._new.get(key, _MISSING)
-        if found is _MISSING:
-            found = self._old.get(key, _MISSING)
-            if found is _MISSING:
-                found = _canonical(href, base.url)
-            self._new[key] = found
-            if len(self._new) >= self.memory:
-                self._old, self._new = self._new, {}
-        return found  # type: ignore[return-value]
+        if found is not _MISSING:
+            return found  # type: ignore[return-value]
+        resolved = self._old[key] if key in self._old else _canonical(href, base.url)
+        self._new[key] = resolved
+        if len(self._new) >= self.memory:
+            self._old, self._new = self._new, {}
+        return resolved
 
 
 _MISSING = object()
@@ -172,6 +173,41 @@ class Base:
         if self._itself is _MISSING:
             self._itself = _canonical("#", self.url)
         return self._itself  # type: ignore[return-value]
+
+
+class KnownUrls:
+    """URLs the collection certainly holds (links handed to storage), so that a link to
+    one is dropped before it is counted, scored or written: it cannot be new.
+
+    Bounded: two generations of `memory` URLs each, the oldest forgotten when the newest
+    fills up, a URL seen again moved to the newest (a site's navigation stays). A URL
+    forgotten costs what it did without this memory: the database, the authority on
+    what is known, finds it there. The URLs are kept as Python's 64-bit string hashes,
+    so a new URL is taken for a known one about once in 2**64 / (2 * memory) lookups.
+    """
+
+    def __init__(self, *, memory: int = KNOWN_URLS_MEMORY) -> None:
+        self.memory = memory
+        self._new: set[int] = set()
+        self._old: set[int] = set()
+
+    def add(self, url: str) -> None:
+        self._new.add(hash(url))
+        if len(self._new) >= self.memory:
+            self._old, self._new = self._new, set()
+
+    def __contains__(self, url: object) -> bool:
+        if not isinstance(url, str):
+            return False
+        key = hash(url)
+        if key in self._new:
+            return True
+        if key in self._old:
+            self._new.add(key)
+            if len(self._new) >= self.memory:
+                self._old, self._new = self._new, set()
+            return True
+        return False
 
 
 def _without_path_session(path: str) -> str:
@@ -231,7 +267,7 @@ class Scope:
         return cls(frozenset(d.lower().strip(".") for d in domains), max_depth)
 
     def allows(self, url: URL, depth: int = 0) -> bool:
-        if self.max_depth is not None and depth > self.max_depth:
+        if not self.allows_depth(depth):
             return False
         if looks_like_a_trap(url):
             return False
@@ -239,3 +275,6 @@ class Scope:
             return True
         host = (url.raw_host or "").lower()
         return any(host == d or host.endswith("." + d) for d in self.domains)
+
+    def allows_depth(self, depth: int) -> bool:
+        return self.max_depth is None or depth <= self.max_depth

@@ -200,13 +200,16 @@ class TopicScorer:
     def estimate_links(self, link_counts: sp.csr_matrix, parent_relevance: float) -> np.ndarray:
         """Estimated relevance of links from the counts of their anchor and URL words.
 
-        Anchors are compared with the expanded topic (the topic and its relevant pages).
+        Anchors are compared with the expanded topic (the topic and its relevant pages),
+        refreshed here when it is stale, even for no links: a page whose links were all
+        known already asks for it as one whose links were new does, so the estimates
+        of the links after it do not depend on which of them were known.
         """
         self._check_fitted()
-        if link_counts.shape[0] == 0:
-            return np.zeros(0)
         if self._link_vector_is_stale():
             self._link_vector = self._expanded_topic()
+        if link_counts.shape[0] == 0:
+            return np.zeros(0)
         text_scores = np.asarray(self._weigh(link_counts) @ self._link_vector).ravel()
         weight = self.link_text_weight
         return weight * np.clip(text_scores, 0.0, 1.0) + (1.0 - weight) * float(parent_relevance)

@@ -8,6 +8,7 @@ from yarl import URL
 from crawler.urls import (
     MAX_URL_LENGTH,
     BadUrlError,
+    KnownUrls,
     LinkResolver,
     Scope,
     canonicalize,
@@ -144,3 +145,15 @@ def test_a_resolver_answers_a_href_once_for_a_directory() -> None:
     assert resolver.resolve("#part", second) == "http://site.example/dir/b.html?x=1"
     assert resolver.resolve("mailto:x@y", second) is None
     assert len(resolver._new) == 1
+
+
+def test_known_urls_remember_the_last_used_within_their_memory() -> None:
+    known = KnownUrls(memory=2)
+    known.add("http://a.example/")
+    known.add("http://b.example/")  # the first generation is full: it becomes the old one
+    assert "http://a.example/" in known  # used again: moved to the newest generation
+    known.add("http://c.example/")  # full again: b's generation is forgotten
+    assert "http://a.example/" in known
+    assert "http://c.example/" in known
+    assert "http://b.example/" not in known
+    assert 1 not in known
