@@ -79,11 +79,11 @@ class LinkResolver:
     after page, each distinct href resolved once for all the bases it means the same
     against, in yarl's `URL.join`: a relative path against the base's origin and
     directory, a path against its origin, an absolute URL or `//host/` against its
-    scheme. A fragment of plain characters is the page itself; another scheme than
-    http(s) is never crawlable; anything else (`?query`, control characters) is
-    resolved against the whole base. The answers are kept in two generations of
-    `memory` each: the oldest generation is forgotten when the newest fills up, and
-    an answer used again moves to the newest.
+    scheme. A fragment of plain characters is left out (a `#fragment` alone is the page
+    itself); another scheme than http(s) is never crawlable; anything else (`?query`,
+    control characters) is resolved against the whole base. The answers are kept in
+    two generations of `memory` each: the oldest generation is forgotten when the
+    newest fills up, and an answer used again moves to the newest.
     """
 
     def __init__(self, *, memory: int = RESOLVED_MEMORY) -> None:
@@ -107,16 +107,22 @@ class LinkResolver:
 
     def resolve(self, href: str, base: Base) -> str | None:
         href = href.strip()
+        if not href.isprintable():  # yarl drops tabs and newlines, and leading controls
+            return self._resolved(base.full, href, base)
+        at = href.find("#")
+        if (
+            at >= 0
+            and len(href) <= MAX_URL_LENGTH
+            and _PLAIN_FRAGMENT.match(href, at)
+            and not href[at - 1 : at].isspace()  # canonicalize would strip it
+        ):
+            href = href[:at]  # a plain fragment names no other page
+            if not href:
+                return base.itself()
         if not href:
             return None
         first = href[0]
-        if not href.isprintable():  # yarl drops tabs and newlines, and leading controls
-            context = base.full
-        elif first == "#":
-            if len(href) <= MAX_URL_LENGTH and _PLAIN_FRAGMENT.match(href):
-                return base.itself()
-            context = base.full
-        elif first == "?":
+        if first == "?":
             context = base.full
         elif first == "/":
             if not href.startswith("//"):
@@ -128,8 +134,13 @@ class LinkResolver:
             if name not in ("http:", "https:"):
                 return None  # never the base's scheme: an absolute URL, not crawlable
             context = base.scheme if _has_host(href, scheme.end()) else base.full
+        elif first == "#":
+            context = base.full
         else:
             context = base.directory
+        return self._resolved(context, href, base)
+
+    def _resolved(self, context: str, href: str, base: Base) -> str | None:
         key = (context, href)
         found = self._new.get(key, _MISSING)
         if found is not _MISSING:

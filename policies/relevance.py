@@ -98,7 +98,7 @@ class TermCounter:
         return self._without_stop_words(counts)
 
     def _without_stop_words(self, counts: Counter[str]) -> Counter[str]:
-        for word in self._stop_words & counts.keys():
+        for word in self._stop_words.intersection(counts):
             del counts[word]
         return counts
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from yarl import URL
 
@@ -125,6 +125,7 @@ def _canonical(href: str, base: URL) -> str | None:
 
 
 @given(st.lists(st.tuples(st.sampled_from(_BASES), _HREFS), max_size=40), st.sampled_from([2, 64]))
+@example([(_BASES[0], "?q=1 #"), (_BASES[1], "//#x"), (_BASES[2], "b.html#x")], 2)
 def test_a_resolver_answers_as_canonicalize_does(links: list[tuple[str, str]], memory: int) -> None:
     # one resolver for page after page: an answer kept for one base must be right for all
     resolver = LinkResolver(memory=memory)
