@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from yarl import URL
 
@@ -29,13 +29,17 @@ CRAWLABLE_SCHEMES = frozenset({"http", "https"})
 SESSION_PARAMETERS = frozenset(
     {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
 )
-RESOLVED_MEMORY = 2**15  # (place, href) answers a LinkResolver keeps, per generation
+RESOLVED_MEMORY = 2**14  # (place, href) answers a LinkResolver keeps, per generation
 KNOWN_URLS_MEMORY = 2**17  # URLs KnownUrls keeps, per generation (about 10 MB at most)
 
 # what yarl reads as a scheme: the characters before the first colon, all of these
 _SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
 # a fragment that cannot make the URL bad, whatever the page: the page itself
 _PLAIN_FRAGMENT = re.compile(r"#[\w.~!$&'()*+,;=:@/?\-]*\Z", re.ASCII)
+# an authority of a host and a port at most, which yarl keeps (no userinfo, no IPv6)
+_PLAIN_AUTHORITY = re.compile(r"//[A-Za-z0-9.\-]+(?::[0-9]*)?(?=[/?#]|\Z)")
+# a relative path that yarl and canonicalize leave as it is, after its leading ../
+_PLAIN_RELATIVE = re.compile(r"((?:\.\./)*)([\w~!$&'()*+,=@\-][\w.~!$&'()*+,=@/\-]*)\Z", re.ASCII)
 
 
 class BadUrlError(ValueError):
@@ -106,6 +110,12 @@ class LinkResolver:
         return Base(url, full, scheme, origin, directory)
 
     def resolve(self, href: str, base: Base) -> str | None:
+        found = base.answers.get(href, _MISSING)  # a page repeats a third of its hrefs
+        if found is _MISSING:
+            found = base.answers[href] = self._resolve(href, base)
+        return found  # type: ignore[return-value]
+
+    def _resolve(self, href: str, base: Base) -> str | None:
         href = href.strip()
         if not href.isprintable():  # yarl drops tabs and newlines, and leading controls
             return self._resolved(base.full, href, base)
@@ -129,7 +139,7 @@ class LinkResolver:
                 context = base.origin
             else:
                 context = base.scheme if _has_host(href, 0) else base.full
-        elif (scheme := _SCHEME.match(href)) is not None:
+        elif ":" in href and (scheme := _SCHEME.match(href)) is not None:
             name = scheme.group().lower()
             if name not in ("http:", "https:"):
                 return None  # never the base's scheme: an absolute URL, not crawlable
@@ -137,28 +147,48 @@ class LinkResolver:
         elif first == "#":
             context = base.full
         else:
-            context = base.directory
+            return self._resolved(base.directory, href, base, relative=True)
         return self._resolved(context, href, base)
 
-    def _resolved(self, context: str, href: str, base: Base) -> str | None:
+    def _resolved(
+        self, context: str, href: str, base: Base, *, relative: bool = False
+    ) -> str | None:
         key = (context, href)
         found = self._new.get(key, _MISSING)
         if found is not _MISSING:
             return found  # type: ignore[return-value]
-        resolved = self._old[key] if key in self._old else _canonical(href, base.url)
+        if key in self._old:
+            resolved = self._old[key]
+        else:
+            resolved = self._joined(href, base) if relative else _canonical(href, base.url)
         self._new[key] = resolved
         if len(self._new) >= self.memory:
             self._old, self._new = self._new, {}
         return resolved
+
+    def _joined(self, href: str, base: Base) -> str | None:
+        """A relative path: a plain one (no dot segment but leading `../`, nothing to
+        quote, no session parameter) is its directory's canonical URL and the path,
+        as the canonical URL of `x` there shows; yarl resolves the others."""
+        plain = _PLAIN_RELATIVE.match(href)
+        if plain is not None:
+            up, rest = plain.groups()
+            if "/." not in rest and "//" not in rest:
+                model = self._resolved(base.directory, f"{up}x", base)
+                if model is not None and model.endswith("x"):
+                    joined = f"{model[:-1]}{rest}"
+                    if len(joined) <= MAX_URL_LENGTH:
+                        return joined
+        return _canonical(href, base.url)
 
 
 _MISSING = object()
 
 
 def _has_host(href: str, at: int) -> bool:
-    """Whether `href` names a host at `at` (`//` and something): else yarl joins it as
-    a relative reference."""
-    return href.startswith("//", at) and href[at + 2 : at + 3] not in ("", "/", "?", "#")
+    """Whether `href` names a plain host at `at` (`//host`, a port at most): yarl joins
+    one without a host (`//`, `//@`) as a relative reference."""
+    return _PLAIN_AUTHORITY.match(href, at) is not None
 
 
 def _canonical(href: str, base: URL) -> str | None:
@@ -178,6 +208,7 @@ class Base:
     origin: str
     directory: str
     _itself: str | object | None = _MISSING
+    answers: dict[str, str | None] = field(default_factory=dict)  # by href, as written
 
     def itself(self) -> str | None:
         """The canonical URL of the page itself, as a link to `#fragment` names it."""

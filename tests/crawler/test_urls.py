@@ -5,6 +5,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from yarl import URL
 
+from crawler import urls
 from crawler.urls import (
     MAX_URL_LENGTH,
     BadUrlError,
@@ -112,7 +113,7 @@ _HREF_PIECES = st.sampled_from(
     ["", "#", "#x", "#%3Cinit%3E()", "#a b", "?q=1", "/", "//", "//other.example/x", "http:",
      "https:", "http://other.example/", "HTTP://Other.Example/a", "mailto:x@y", "javascript:0",
      "1a:b", "a", "b.html", ".", "..", "/", "%2F", "%20", " ", "\t", "\n", "\x01", "\\", "é",
-     ";jsessionid=2", ";x=1", ":", "sid=3", "&", "=", "?", "#", "@", "[", "]", "..%2F"]
+     ";jsessionid=2", ";x=1", ":", "sid=3", "&", "=", "?", "#", "@", "[", "]", "..%2F", "~(1)+"]
 )  # fmt: skip
 _HREFS = st.lists(_HREF_PIECES, max_size=5).map("".join)
 
@@ -125,7 +126,7 @@ def _canonical(href: str, base: URL) -> str | None:
 
 
 @given(st.lists(st.tuples(st.sampled_from(_BASES), _HREFS), max_size=40), st.sampled_from([2, 64]))
-@example([(_BASES[0], "?q=1 #"), (_BASES[1], "//#x"), (_BASES[2], "b.html#x")], 2)
+@example([(_BASES[0], "//@"), (_BASES[1], "//@"), (_BASES[0], "?q=1 #"), (_BASES[2], "b#x")], 2)
 def test_a_resolver_answers_as_canonicalize_does(links: list[tuple[str, str]], memory: int) -> None:
     # one resolver for page after page: an answer kept for one base must be right for all
     resolver = LinkResolver(memory=memory)
@@ -137,15 +138,25 @@ def test_a_resolver_answers_as_canonicalize_does(links: list[tuple[str, str]], m
         )
 
 
-def test_a_resolver_answers_a_href_once_for_a_directory() -> None:
+def test_a_resolver_asks_yarl_once_for_a_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = []
+
+    def canonical(href: str, base: URL) -> str | None:
+        asked.append(href)
+        return _canonical(href, base)
+
+    monkeypatch.setattr(urls, "_canonical", canonical)
     resolver = LinkResolver()
     first = resolver.base(URL("http://site.example/dir/a.html"))
     second = resolver.base(URL("http://site.example/dir/b.html?x=1"))
     assert resolver.resolve("../up.html", first) == "http://site.example/up.html"
     assert resolver.resolve("../up.html", second) == "http://site.example/up.html"
+    assert resolver.resolve("../down/a.html#x", second) == "http://site.example/down/a.html"
     assert resolver.resolve("#part", second) == "http://site.example/dir/b.html?x=1"
     assert resolver.resolve("mailto:x@y", second) is None
-    assert len(resolver._new) == 1
+    assert resolver.resolve("c%20d.html", second) == "http://site.example/dir/c%20d.html"
+    # the plain paths of a directory follow from the canonical URL of one
+    assert asked == ["../x", "#", "c%20d.html"]
 
 
 def test_known_urls_remember_the_last_used_within_their_memory() -> None:
