@@ -30,7 +30,7 @@ SESSION_PARAMETERS = frozenset(
     {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
 )
 RESOLVED_MEMORY = 2**14  # (place, href) answers a LinkResolver keeps, per generation
-KNOWN_URLS_MEMORY = 2**17  # URLs KnownUrls keeps, per generation (about 10 MB at most)
+KNOWN_URLS_MEMORY = 2**16  # URLs KnownUrls keeps, per generation (9 MB for both, full)
 
 # what yarl reads as a scheme: the characters before the first colon, all of these
 _SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
