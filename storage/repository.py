@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import zlib
@@ -135,6 +136,11 @@ _RECORD_FETCH = (
 async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRecord]) -> None:
     if not records:
         return
+    # zlib lets go of the GIL: the texts are compressed on another core, before the
+    # first statement takes SQLite's write lock
+    texts = (
+        await asyncio.to_thread(_compressed_texts, records) if any(r.text for r in records) else []
+    )
     await connection.execute(
         _RECORD_FETCH,
         [
@@ -154,17 +160,20 @@ async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRec
             for record in records
         ],
     )
-    texts = [
-        {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
-        for r in records
-        if r.text
-    ]
     if texts:
         statement = _insert(connection, PageText)
         statement = statement.on_conflict_do_update(
             index_elements=["url_id"], set_={"text": statement.excluded.text}
         )
         await connection.execute(statement, texts)
+
+
+def _compressed_texts(records: Sequence[FetchRecord]) -> list[dict[str, Any]]:
+    return [
+        {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
+        for r in records
+        if r.text
+    ]
 
 
 async def warc_locations(
