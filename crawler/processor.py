@@ -132,6 +132,8 @@ class Processor:
             contexts,
             links_in_scope,
         )
+        for link in links:  # handed to storage with the page, once nothing can fail
+            self.known.add(link.url)
         return Processed(write, outcome, relevance)
 
     def _new_links(
@@ -147,7 +149,6 @@ class Processor:
             url = URL(link.url, encoded=True)
             if self.scope.allows(url, depth):
                 links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
-                self.known.add(link.url)  # written with this page: known from now on
         return links
 
 

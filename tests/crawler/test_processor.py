@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime
 
+import pytest
 from yarl import URL
 
+from crawler import processor as processor_module
 from crawler.fetcher import Response
 from crawler.outcomes import Outcome
 from crawler.parse import analyze
@@ -114,3 +116,22 @@ def test_leaving_known_links_out_changes_no_page_score_or_link_estimate() -> Non
 def contexts(write: PageWrite, *, only: PageWrite | None = None) -> dict[str, object]:
     urls = {link.url for link in (only or write).links}
     return {url: context for url, context in write.contexts.items() if url in urls}
+
+
+def test_links_of_a_page_whose_processing_failed_are_not_taken_as_known(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine records a page that raised as an internal error, without its links:
+    they must stay new for the next page that links to them."""
+    links = '<a href="/a">a</a>'
+    shallow = processor()
+
+    def broken(*args: object, **kwargs: object) -> PageWrite:
+        raise RuntimeError("a bug after the links were estimated")
+
+    monkeypatch.setattr(processor_module, "PageWrite", broken)
+    with pytest.raises(RuntimeError):
+        shallow.process(visit("http://site.example/", 0, links))
+    monkeypatch.undo()
+    again = shallow.process(visit("http://site.example/other", 1, links)).write
+    assert [link.url for link in again.links] == ["http://site.example/a"]
