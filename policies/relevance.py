@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import io
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Self
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.feature_extraction import FeatureHasher
 from sklearn.feature_extraction.text import HashingVectorizer
 
 from policies.errors import NotFittedError
@@ -34,10 +36,22 @@ IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew 
 LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much
 
 _URL_WORDS = re.compile(r"[A-Za-z]{2,}")
+# ASCII characters outside \w become spaces; the rest (bytes of UTF-8 too) stay
+_ASCII_NON_WORD = bytes(
+    byte if chr(byte).isalnum() or byte == ord("_") or byte >= 128 else ord(" ")
+    for byte in range(256)
+)
 
 
 class TermCounter:
-    """Hashed term counts of texts; stateless and picklable."""
+    """Hashed term counts of texts; stateless and picklable.
+
+    The counts are exactly scikit-learn's `HashingVectorizer`'s (lower case, its token
+    pattern, English stop words, no sign), got more cheaply: the words are split out
+    with `bytes.translate` and `str.split`, and only the distinct words of a text are
+    hashed. A word holding a character beyond ASCII goes through the vectorizer's own
+    tokenizer, as the whole text would.
+    """
 
     def __init__(self, *, n_features: int = DEFAULT_N_FEATURES) -> None:
         self.n_features = n_features
@@ -48,11 +62,43 @@ class TermCounter:
             stop_words="english",
             dtype=np.float32,
         )
+        self._lower = self._vectorizer.build_preprocessor()
+        self._tokenize = self._vectorizer.build_tokenizer()
+        self._stop_words = self._vectorizer.get_stop_words() or frozenset()
+        self._hasher = FeatureHasher(
+            n_features=n_features, input_type="dict", alternate_sign=False, dtype=np.float32
+        )
 
     def count(self, texts: Sequence[str]) -> sp.csr_matrix:
-        if len(texts) == 0:  # HashingVectorizer cannot transform an empty list
+        if len(texts) == 0:  # the hasher cannot transform an empty list
             return sp.csr_matrix((0, self.n_features), dtype=np.float32)
-        return self._vectorizer.transform(texts)
+        words: dict[str, Counter[str]] = {}  # a text repeated is read once
+        for text in texts:
+            if text not in words:
+                words[text] = self._words(text)
+        return sp.csr_matrix(self._hasher.transform(words[text] for text in texts))
+
+    def _words(self, text: str) -> Counter[str]:
+        """The words of `text` the vectorizer's analyzer finds, with their counts."""
+        text = self._lower(text)
+        try:
+            ascii_split = text.encode().translate(_ASCII_NON_WORD).decode()
+        except UnicodeError:  # a lone surrogate: the tokenizer reads it as it is
+            return self._without_stop_words(Counter(self._tokenize(text)))
+        # each piece lies between characters that end a word, so the tokenizer finds in
+        # it what it finds there in the whole text: an ASCII piece is one word
+        counts = Counter(ascii_split.split())
+        for piece in [piece for piece in counts if len(piece) < 2 or not piece.isascii()]:
+            times = counts.pop(piece)
+            if len(piece) >= 2:
+                for word in self._tokenize(piece):
+                    counts[word] += times
+        return self._without_stop_words(counts)
+
+    def _without_stop_words(self, counts: Counter[str]) -> Counter[str]:
+        for word in self._stop_words.intersection(counts):
+            del counts[word]
+        return counts
 
 
 def url_words(url: str) -> str:
@@ -152,13 +198,16 @@ class TopicScorer:
     def estimate_links(self, link_counts: sp.csr_matrix, parent_relevance: float) -> np.ndarray:
         """Estimated relevance of links from the counts of their anchor and URL words.
 
-        Anchors are compared with the expanded topic (the topic and its relevant pages).
+        Anchors are compared with the expanded topic (the topic and its relevant pages),
+        refreshed here when it is stale, even for no links: a page whose links were all
+        known already asks for it as one whose links were new does, so the estimates
+        of the links after it do not depend on which of them were known.
         """
         self._check_fitted()
-        if link_counts.shape[0] == 0:
-            return np.zeros(0)
         if self._link_vector_is_stale():
             self._link_vector = self._expanded_topic()
+        if link_counts.shape[0] == 0:
+            return np.zeros(0)
         text_scores = np.asarray(self._weigh(link_counts) @ self._link_vector).ravel()
         weight = self.link_text_weight
         return weight * np.clip(text_scores, 0.0, 1.0) + (1.0 - weight) * float(parent_relevance)

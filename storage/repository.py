@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import zlib
@@ -168,6 +169,11 @@ _RECORD_FETCH = (
 async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRecord]) -> None:
     if not records:
         return
+    # zlib lets go of the GIL: the texts are compressed on another core, before the
+    # first statement takes the database's write lock
+    texts = (
+        await asyncio.to_thread(_compressed_texts, records) if any(r.text for r in records) else []
+    )
     updates = [
         {
             "b_id": record.url_id,
@@ -186,17 +192,20 @@ async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRec
     ]
     _lock_order(connection, updates, "b_id")
     await connection.execute(_RECORD_FETCH, updates)
-    texts = [
-        {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
-        for r in records
-        if r.text
-    ]
     if texts:
         statement = _insert(connection, PageText)
         statement = statement.on_conflict_do_update(
             index_elements=["url_id"], set_={"text": statement.excluded.text}
         )
         await connection.execute(statement, texts)
+
+
+def _compressed_texts(records: Sequence[FetchRecord]) -> list[dict[str, Any]]:
+    return [
+        {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
+        for r in records
+        if r.text
+    ]
 
 
 async def warc_locations(

@@ -147,7 +147,7 @@ class Revisits:
             and record is not None
             and record.error is None
             and record.final_url in (None, candidate.url)  # a redirect's target is its own
-            and (candidate.url in self.seeds or len(write.links) >= self.settings.min_links)
+            and (candidate.url in self.seeds or write.links_in_scope >= self.settings.min_links)
         ):
             self.sources[candidate.url_id] = _with_signature(
                 storage.SourceRecord(

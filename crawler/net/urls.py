@@ -8,12 +8,17 @@ Scope also keeps the crawl out of the commonest traps: paths that repeat a segme
 (`/a/b/a/b/a/b`, what relative links on a misconfigured server make) or that go deeper
 than MAX_PATH_SEGMENTS, as Heritrix's path rules do. Endless link chains (calendars)
 end at the crawl's maximum depth.
+
+A site's pages share most of their links (navigation, indexes), so a `LinkResolver`
+resolves each distinct href once for every page it means the same on, and `KnownUrls`
+remembers the links already handed to storage, so that they cost nothing more.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from yarl import URL
 
@@ -26,6 +31,17 @@ CRAWLABLE_SCHEMES = frozenset({"http", "https"})
 SESSION_PARAMETERS = frozenset(
     {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
 )
+RESOLVED_MEMORY = 2**14  # (place, href) answers a LinkResolver keeps, per generation
+KNOWN_URLS_MEMORY = 2**16  # URLs KnownUrls keeps, per generation (9 MB for both, full)
+
+# what yarl reads as a scheme: the characters before the first colon, all of these
+_SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
+# a fragment that cannot make the URL bad, whatever the page: the page itself
+_PLAIN_FRAGMENT = re.compile(r"#[\w.~!$&'()*+,;=:@/?\-]*\Z", re.ASCII)
+# an authority of a host and a port at most, which yarl keeps (no userinfo, no IPv6)
+_PLAIN_AUTHORITY = re.compile(r"//[A-Za-z0-9.\-]+(?::[0-9]*)?(?=[/?#]|\Z)")
+# a relative path that yarl and canonicalize leave as it is, after its leading ../
+_PLAIN_RELATIVE = re.compile(r"((?:\.\./)*)([\w~!$&'()*+,=@\-][\w.~!$&'()*+,=@/\-]*)\Z", re.ASCII)
 
 
 def canonicalize(raw: str, base: URL | None = None) -> URL:
@@ -58,6 +74,180 @@ def canonicalize(raw: str, base: URL | None = None) -> URL:
     if len(str(url)) > MAX_URL_LENGTH:
         raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
     return url
+
+
+class LinkResolver:
+    """`canonicalize(href, base)` as a string (None for a bad URL), for the hrefs of page
+    after page, each distinct href resolved once for all the bases it means the same
+    against, in yarl's `URL.join`: a relative path against the base's origin and
+    directory, a path against its origin, an absolute URL or `//host/` against its
+    scheme. A fragment of plain characters is left out (a `#fragment` alone is the page
+    itself); another scheme than http(s) is never crawlable; anything else (`?query`,
+    control characters) is resolved against the whole base. The answers are kept in
+    two generations of `memory` each: the oldest generation is forgotten when the
+    newest fills up, and an answer used again moves to the newest.
+    """
+
+    def __init__(self, *, memory: int = RESOLVED_MEMORY) -> None:
+        self.memory = memory
+        self._new: dict[tuple[str, str], str | None] = {}
+        self._old: dict[tuple[str, str], str | None] = {}
+
+    def base(self, url: URL) -> Base:
+        """The places in `url` that hrefs resolve against."""
+        full = str(url)
+        scheme = f"{url.scheme}:"
+        after_scheme = full.find("//") + 2 if full.startswith(f"{scheme}//") else len(scheme)
+        ends = [at for at in (full.find(c, after_scheme) for c in "/?#") if at >= 0]
+        origin = full[: min(ends, default=len(full))]
+        path = url.raw_path
+        # yarl joins a relative path with a base path that ends in "/" as it is, with
+        # another one by its decoded segments: the directory alone does not say which
+        kind = "/" if path.endswith("/") else "" if not path else "."
+        directory = f"{origin}{path[: path.rfind('/') + 1]}\n{kind}"
+        return Base(url, full, scheme, origin, directory)
+
+    def resolve(self, href: str, base: Base) -> str | None:
+        found = base.answers.get(href, _MISSING)  # a page repeats a third of its hrefs
+        if found is _MISSING:
+            found = base.answers[href] = self._resolve(href, base)
+        return found  # type: ignore[return-value]
+
+    def _resolve(self, href: str, base: Base) -> str | None:
+        href = href.strip()
+        if not href.isprintable():  # yarl drops tabs and newlines, and leading controls
+            return self._resolved(base.full, href, base)
+        at = href.find("#")
+        if (
+            at >= 0
+            and len(href) <= MAX_URL_LENGTH
+            and _PLAIN_FRAGMENT.match(href, at)
+            and not href[at - 1 : at].isspace()  # canonicalize would strip it
+        ):
+            href = href[:at]  # a plain fragment names no other page
+            if not href:
+                return base.itself()
+        if not href:
+            return None
+        first = href[0]
+        if first == "?":
+            context = base.full
+        elif first == "/":
+            if not href.startswith("//"):
+                context = base.origin
+            else:
+                context = base.scheme if _has_host(href, 0) else base.full
+        elif ":" in href and (scheme := _SCHEME.match(href)) is not None:
+            name = scheme.group().lower()
+            if name not in ("http:", "https:"):
+                return None  # never the base's scheme: an absolute URL, not crawlable
+            context = base.scheme if _has_host(href, scheme.end()) else base.full
+        elif first == "#":
+            context = base.full
+        else:
+            return self._resolved(base.directory, href, base, relative=True)
+        return self._resolved(context, href, base)
+
+    def _resolved(
+        self, context: str, href: str, base: Base, *, relative: bool = False
+    ) -> str | None:
+        key = (context, href)
+        found = self._new.get(key, _MISSING)
+        if found is not _MISSING:
+            return found  # type: ignore[return-value]
+        if key in self._old:
+            resolved = self._old[key]
+        else:
+            resolved = self._joined(href, base) if relative else _canonical(href, base.url)
+        self._new[key] = resolved
+        if len(self._new) >= self.memory:
+            self._old, self._new = self._new, {}
+        return resolved
+
+    def _joined(self, href: str, base: Base) -> str | None:
+        """A relative path: a plain one (no dot segment but leading `../`, nothing to
+        quote, no session parameter) is its directory's canonical URL and the path,
+        as the canonical URL of `x` there shows; yarl resolves the others."""
+        plain = _PLAIN_RELATIVE.match(href)
+        if plain is not None:
+            up, rest = plain.groups()
+            if "/." not in rest and "//" not in rest:
+                model = self._resolved(base.directory, f"{up}x", base)
+                if model is not None and model.endswith("x"):
+                    joined = f"{model[:-1]}{rest}"
+                    if len(joined) <= MAX_URL_LENGTH:
+                        return joined
+        return _canonical(href, base.url)
+
+
+_MISSING = object()
+
+
+def _has_host(href: str, at: int) -> bool:
+    """Whether `href` names a plain host at `at` (`//host`, a port at most): yarl joins
+    one without a host (`//`, `//@`) as a relative reference."""
+    return _PLAIN_AUTHORITY.match(href, at) is not None
+
+
+def _canonical(href: str, base: URL) -> str | None:
+    try:
+        return str(canonicalize(href, base=base))
+    except BadUrlError:
+        return None
+
+
+@dataclass(slots=True)
+class Base:
+    """A page's base URL, and the places in it that hrefs resolve against."""
+
+    url: URL
+    full: str
+    scheme: str
+    origin: str
+    directory: str
+    _itself: str | object | None = _MISSING
+    answers: dict[str, str | None] = field(default_factory=dict)  # by href, as written
+
+    def itself(self) -> str | None:
+        """The canonical URL of the page itself, as a link to `#fragment` names it."""
+        if self._itself is _MISSING:
+            self._itself = _canonical("#", self.url)
+        return self._itself  # type: ignore[return-value]
+
+
+class KnownUrls:
+    """URLs the collection certainly holds (links handed to storage), so that a link to
+    one is dropped before it is counted, scored or written: it cannot be new.
+
+    Bounded: two generations of `memory` URLs each, the oldest forgotten when the newest
+    fills up, a URL seen again moved to the newest (a site's navigation stays). A URL
+    forgotten costs what it did without this memory: the database, the authority on
+    what is known, finds it there. The URLs are kept as Python's 64-bit string hashes,
+    so a new URL is taken for a known one about once in 2**64 / (2 * memory) lookups.
+    """
+
+    def __init__(self, *, memory: int = KNOWN_URLS_MEMORY) -> None:
+        self.memory = memory
+        self._new: set[int] = set()
+        self._old: set[int] = set()
+
+    def add(self, url: str) -> None:
+        self._new.add(hash(url))
+        if len(self._new) >= self.memory:
+            self._old, self._new = self._new, set()
+
+    def __contains__(self, url: object) -> bool:
+        if not isinstance(url, str):
+            return False
+        key = hash(url)
+        if key in self._new:
+            return True
+        if key in self._old:
+            self._new.add(key)
+            if len(self._new) >= self.memory:
+                self._old, self._new = self._new, set()
+            return True
+        return False
 
 
 def _without_path_session(path: str) -> str:
@@ -117,7 +307,7 @@ class Scope:
         return cls(frozenset(d.lower().strip(".") for d in domains), max_depth)
 
     def allows(self, url: URL, depth: int = 0) -> bool:
-        if self.max_depth is not None and depth > self.max_depth:
+        if not self.allows_depth(depth):
             return False
         if looks_like_a_trap(url):
             return False
@@ -125,3 +315,6 @@ class Scope:
             return True
         host = (url.raw_host or "").lower()
         return any(host == d or host.endswith("." + d) for d in self.domains)
+
+    def allows_depth(self, depth: int) -> bool:
+        return self.max_depth is None or depth <= self.max_depth

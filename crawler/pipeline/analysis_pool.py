@@ -20,6 +20,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from crawler.net.urls import LinkResolver
 from crawler.pipeline.parse import PageAnalysis, analyze
 from policies import TermCounter
 
@@ -35,6 +36,7 @@ class AnalysisJob:
 
 
 _counter: TermCounter | None = None  # a worker's own, set when it starts
+_resolver = LinkResolver()  # a worker's own cache of resolved links
 ORPHAN_CHECK_SECONDS = 1.0  # how often a worker looks whether its crawl still runs
 
 
@@ -54,8 +56,14 @@ def _exit_when_orphaned(parent: int) -> None:
 
 def _analyze_in_worker(job: AnalysisJob) -> PageAnalysis:
     assert _counter is not None, "the worker was started without a counter"
+    # the links known to the crawl are left out by the processor, which knows them
     return analyze(
-        job.body, url=job.url, charset=job.charset, x_robots_tag=job.x_robots_tag, counter=_counter
+        job.body,
+        url=job.url,
+        charset=job.charset,
+        x_robots_tag=job.x_robots_tag,
+        counter=_counter,
+        resolver=_resolver,
     )
 
 

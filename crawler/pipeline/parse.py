@@ -1,7 +1,10 @@
 """Parsing an HTML page with selectolax: title, text, links with anchor text.
 
-`analyze` is a pure function of the body: it also counts the page's and links' terms
+`analyze` is a function of the body: it also counts the page's and links' terms
 (stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
+Given the URLs known already (`crawler.urls.KnownUrls`), it leaves links to them out
+before reading their text or counting it, and says how many it left out; a
+`LinkResolver` kept from page to page resolves each distinct href once.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 import scipy.sparse as sp
@@ -16,7 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 from yarl import URL
 
 from crawler.errors import ContentError
-from crawler.net.urls import BadUrlError, canonicalize
+from crawler.net.urls import BadUrlError, LinkResolver, canonicalize
 from policies import TermCounter, url_words
 
 MAX_LINKS = 5_000  # links kept from one page
@@ -29,7 +33,6 @@ SNIFF_BYTES = 4096  # where a <meta charset> is looked for
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
 )
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,7 @@ class PageAnalysis:
     page_counts: sp.csr_matrix  # 1 x n_features
     link_counts: sp.csr_matrix  # len(links) x n_features
     headings: str = ""  # the title and h1-h2 headings, for the frontier policy
+    known: int = 0  # links left out as known: distinct URLs, not in `links`
 
 
 def decode(body: bytes, header_charset: str | None) -> str:
@@ -83,6 +87,8 @@ def analyze(
     charset: str | None,
     x_robots_tag: str | None,
     counter: TermCounter,
+    resolver: LinkResolver | None = None,
+    known: Container[str] = frozenset(),
 ) -> PageAnalysis:
     html = decode(body, charset)
     tree = LexborHTMLParser(html)
@@ -103,19 +109,24 @@ def analyze(
         with contextlib.suppress(BadUrlError):
             base = canonicalize(base_node.attributes.get("href") or "", base=base)
 
+    resolver = resolver or LinkResolver()
+    resolve, page_base = resolver.resolve, resolver.base(base)
     links: dict[str, Link] = {}
+    left_out: set[str] = set()  # known: they count towards MAX_LINKS as they did
     # each block's text once: a block of thousands of links would cost its text each time
     around_of: dict[int, str] = {}
     if not nofollow:
         for anchor in tree.css("a[href]"):
-            rel = (anchor.attributes.get("rel") or "").lower().split()
-            if "nofollow" in rel:
+            attributes = anchor.attributes
+            rel = attributes.get("rel")
+            if rel and "nofollow" in rel.lower().split():
                 continue
-            try:
-                target = str(canonicalize(anchor.attributes.get("href") or "", base=base))
-            except BadUrlError:
+            target = resolve(attributes.get("href") or "", page_base)
+            if target is None or target in links or target in left_out:
                 continue
-            if target not in links:
+            if target in known:
+                left_out.add(target)
+            else:
                 block = anchor.parent
                 around = ""
                 if block is not None:
@@ -123,8 +134,8 @@ def analyze(
                     if block.mem_id not in around_of:
                         around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
                 links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
-                if len(links) >= MAX_LINKS:
-                    break
+            if len(links) + len(left_out) >= MAX_LINKS:
+                break
 
     headings = " ".join([title or "", *(_clean(node.text()) for node in tree.css("h1, h2")[:8])])[
         :MAX_HEADINGS_CHARS
@@ -140,9 +151,18 @@ def analyze(
         [f"{title or ''} {text}", *(f"{link.anchor} {url_words(link.url)}" for link in link_list)]
     )
     return PageAnalysis(
-        title, text, link_list, noindex, nofollow, counts[:1], counts[1:], headings.strip()
+        title,
+        text,
+        link_list,
+        noindex,
+        nofollow,
+        counts[:1],
+        counts[1:],
+        headings.strip(),
+        len(left_out),
     )
 
 
 def _clean(text: str | None) -> str:
-    return _SPACE.sub(" ", text or "").strip()
+    """Runs of white space made one space, none at the ends (as re's \\s+, in C)."""
+    return " ".join(text.split()) if text else ""

@@ -1,11 +1,18 @@
 """The response processor (the papers' indexing engine): parse, score, and hand to storage.
 
-CPU work on the event loop: its time per page is the service rate the fetcher pool
-models estimate. Relevance weighting and link estimates use the one online TF-IDF model.
+Its time per page is the service rate the fetcher pool models estimate. The analysis of
+a page (parse, count) runs here or in a worker process (`crawler.pipeline.analysis_pool`);
+relevance weighting and link estimates use the one online TF-IDF model, here.
+
+Most links a page shows are known already (a site's navigation, its indexes): the links
+the processor hands to storage are remembered (`KnownUrls`), and a later page's links
+to them are left out before they are read, counted, scored or written; the database
+would have found them known. The count of links in scope includes them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 
@@ -13,7 +20,7 @@ from yarl import URL
 
 import storage
 from crawler.net.exchange import Exchange
-from crawler.net.urls import Scope, host_key
+from crawler.net.urls import KnownUrls, LinkResolver, Scope, host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_pool import AnalysisJob
@@ -44,6 +51,8 @@ class Processor:
         self.scope = scope
         self.store_text = store_text
         self.relevance_threshold = relevance_threshold
+        self.resolver = LinkResolver()
+        self.known = KnownUrls()
 
     def analysis_job(self, visit: Visit) -> AnalysisJob | None:
         """The page to analyse, if the visit brought one."""
@@ -69,6 +78,8 @@ class Processor:
                     charset=job.charset,
                     x_robots_tag=job.x_robots_tag,
                     counter=self.scorer.counter_,
+                    resolver=self.resolver,
+                    known=self.known,
                 )
             except UNREADABLE:
                 analysis = None
@@ -76,7 +87,10 @@ class Processor:
 
     def finish(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
         """Score an analysed page and make its write; with no analysis, an OK visit's
-        page could not be read (BAD_CONTENT)."""
+        page could not be read (BAD_CONTENT). A worker process does not know the links
+        known here: they are left out now, as `process` leaves them out when parsing."""
+        if analysis is not None:
+            analysis = self._without_known(analysis)
         outcome = visit.outcome
         fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
@@ -92,6 +106,7 @@ class Processor:
         response = visit.response
         relevance: float | None = None
         links: list[storage.NewUrl] = []
+        links_in_scope = 0
         contexts: dict[str, LinkContext] = {}
         title = text = None
         if analysis is not None:
@@ -100,6 +115,9 @@ class Processor:
             if relevance >= self.relevance_threshold:
                 self.scorer.add_feedback(analysis.page_counts)
             links = self._new_links(visit, analysis, relevance)
+            links_in_scope = len(links)
+            if self.scope.allows_depth(visit.candidate.depth + 1):
+                links_in_scope += analysis.known  # each passed the rest once
             contexts = {
                 link.url: LinkContext(link.anchor, link.around, analysis.headings)
                 for link in analysis.links
@@ -138,13 +156,16 @@ class Processor:
             _reached(visit),
             page_captures(visit),
             contexts,
+            links_in_scope,
         )
+        for link in links:  # handed to storage with the page, once nothing can fail
+            self.known.add(link.url)
         return Processed(write, outcome, relevance)
 
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, relevance: float
     ) -> list[storage.NewUrl]:
-        if not analysis.links:
+        if not analysis.links and not analysis.known:
             return []
         depth = visit.candidate.depth + 1
         scores = self.scorer.estimate_links(analysis.link_counts, relevance)
@@ -155,6 +176,17 @@ class Processor:
             if self.scope.allows(url, depth):
                 links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
         return links
+
+    def _without_known(self, analysis: PageAnalysis) -> PageAnalysis:
+        keep = [index for index, link in enumerate(analysis.links) if link.url not in self.known]
+        if len(keep) == len(analysis.links):
+            return analysis
+        return dataclasses.replace(
+            analysis,
+            links=tuple(analysis.links[index] for index in keep),
+            link_counts=analysis.link_counts[keep],
+            known=analysis.known + len(analysis.links) - len(keep),
+        )
 
 
 def page_captures(visit: Visit) -> tuple[Exchange, ...]:

@@ -58,6 +58,8 @@ class PageWrite:
     captures: Sequence[Exchange] = ()  # the page's answers, redirects included, to archive
     # how the page showed each link, by URL, for the frontier policy (not stored)
     contexts: Mapping[str, LinkContext] = field(default_factory=dict)
+    # links in scope the page showed: `links`, and those left out as known already
+    links_in_scope: int = 0
 
 
 @dataclass(frozen=True, slots=True)

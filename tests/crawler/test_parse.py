@@ -79,3 +79,9 @@ def test_malformed_and_deeply_nested_html_still_parses() -> None:
     page = parse("<div>" * 5000 + "<a href='/deep'>deep</a><p>unclosed <b>text")
     assert [link.url for link in page.links] == ["http://site.example/deep"]
     assert "unclosed text" in page.text
+
+
+def test_white_space_of_every_kind_is_one_space() -> None:
+    page = parse("<title>\u00a0Solar\u2003 \tpower\u3000</title><p>a\u2028\u2029 b\x1c</p>")
+    assert page.title == "Solar power"
+    assert page.text == "a b"

@@ -1,11 +1,16 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from yarl import URL
 
+from crawler.net import urls
 from crawler.net.urls import (
     MAX_URL_LENGTH,
     BadUrlError,
+    KnownUrls,
+    LinkResolver,
     Scope,
     canonicalize,
     host_key,
@@ -89,3 +94,78 @@ def test_paths_that_repeat_or_go_too_deep_look_like_traps() -> None:
     assert looks_like_a_trap(URL("http://a.test/" + "/".join(f"d{i}" for i in range(21))))
     assert not looks_like_a_trap(URL("http://a.test/" + "/".join(f"d{i}" for i in range(20))))
     assert not Scope.of(["a.test"]).allows(URL("http://a.test/x/x/x"))
+
+
+_BASES = [
+    "http://site.example/dir/page.html",
+    "http://site.example/dir/other.html?q=1#top",
+    "http://site.example/dir/",
+    "http://site.example",
+    "https://site.example/dir/page.html",
+    "http://user:pw@Site.Example:8080/dir/page.html",
+    "http://site.example/a%2Fb/c%20d.html",
+    "http://site.example/a%2Fb/",
+    "http://site.example/x/a%2Fb",
+    "http://site.example/dir;jsessionid=1/./page.html",
+    "http://site.example/dir/../up/page",
+]
+_HREF_PIECES = st.sampled_from(
+    ["", "#", "#x", "#%3Cinit%3E()", "#a b", "?q=1", "/", "//", "//other.example/x", "http:",
+     "https:", "http://other.example/", "HTTP://Other.Example/a", "mailto:x@y", "javascript:0",
+     "1a:b", "a", "b.html", ".", "..", "/", "%2F", "%20", " ", "\t", "\n", "\x01", "\\", "é",
+     ";jsessionid=2", ";x=1", ":", "sid=3", "&", "=", "?", "#", "@", "[", "]", "..%2F", "~(1)+"]
+)  # fmt: skip
+_HREFS = st.lists(_HREF_PIECES, max_size=5).map("".join)
+
+
+def _canonical(href: str, base: URL) -> str | None:
+    try:
+        return str(canonicalize(href, base=base))
+    except BadUrlError:
+        return None
+
+
+@given(st.lists(st.tuples(st.sampled_from(_BASES), _HREFS), max_size=40), st.sampled_from([2, 64]))
+@example([(_BASES[0], "//@"), (_BASES[1], "//@"), (_BASES[0], "?q=1 #"), (_BASES[2], "b#x")], 2)
+def test_a_resolver_answers_as_canonicalize_does(links: list[tuple[str, str]], memory: int) -> None:
+    # one resolver for page after page: an answer kept for one base must be right for all
+    resolver = LinkResolver(memory=memory)
+    for base_url, href in links * 2:
+        base = URL(base_url, encoded=True)
+        assert resolver.resolve(href, resolver.base(base)) == _canonical(href, base), (
+            base_url,
+            href,
+        )
+
+
+def test_a_resolver_asks_yarl_once_for_a_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = []
+
+    def canonical(href: str, base: URL) -> str | None:
+        asked.append(href)
+        return _canonical(href, base)
+
+    monkeypatch.setattr(urls, "_canonical", canonical)
+    resolver = LinkResolver()
+    first = resolver.base(URL("http://site.example/dir/a.html"))
+    second = resolver.base(URL("http://site.example/dir/b.html?x=1"))
+    assert resolver.resolve("../up.html", first) == "http://site.example/up.html"
+    assert resolver.resolve("../up.html", second) == "http://site.example/up.html"
+    assert resolver.resolve("../down/a.html#x", second) == "http://site.example/down/a.html"
+    assert resolver.resolve("#part", second) == "http://site.example/dir/b.html?x=1"
+    assert resolver.resolve("mailto:x@y", second) is None
+    assert resolver.resolve("c%20d.html", second) == "http://site.example/dir/c%20d.html"
+    # the plain paths of a directory follow from the canonical URL of one
+    assert asked == ["../x", "#", "c%20d.html"]
+
+
+def test_known_urls_remember_the_last_used_within_their_memory() -> None:
+    known = KnownUrls(memory=2)
+    known.add("http://a.example/")
+    known.add("http://b.example/")  # the first generation is full: it becomes the old one
+    assert "http://a.example/" in known  # used again: moved to the newest generation
+    known.add("http://c.example/")  # full again: b's generation is forgotten
+    assert "http://a.example/" in known
+    assert "http://c.example/" in known
+    assert "http://b.example/" not in known
+    assert 1 not in known
