@@ -77,6 +77,7 @@ class HostLeases:
         self.crawl_has_work = True  # some URL is queued somewhere, as of the last tick
         self.claimed = 0  # hosts claimed, ever: hand-overs included
         self.started_at = wall_clock()
+        self._ticking: set[str] | None = None  # during a tick: the hosts it keeps for sure
 
     @property
     def interval(self) -> float:
@@ -90,7 +91,10 @@ class HostLeases:
         return len(self.expires)
 
     def holds(self, host: str) -> bool:
-        """Whether a visit to `host` may start: held, with half its lease left at least."""
+        """Whether a visit to `host` may start: held, with half its lease left at least,
+        and not a host a tick under way may give up (one without visits when it began)."""
+        if self._ticking is not None and host not in self._ticking:
+            return False
         expires = self.expires.get(host)
         return expires is not None and self.wall_clock() < expires - self.lease_seconds / 2
 
@@ -114,6 +118,7 @@ class HostLeases:
         now = self.wall_clock()
         until = now + self.lease_seconds
         change = LeaseTick()
+        self._ticking = set(busy)  # a visit started meanwhile would keep a host given up
         try:
             async with self.db.begin() as connection:
                 held = set(await storage.renew_leases(connection, self.daemon_id, until=until))
@@ -141,6 +146,8 @@ class HostLeases:
             # the leases run out unless a later tick renews them: dispatching stops
             log.warning("cannot renew this daemon's host leases: %s", error)
             return change
+        finally:
+            self._ticking = None
         change.lost |= give_up
         self.expires = dict.fromkeys(held, until)
         self.claimed += len(change.claimed)

@@ -40,18 +40,18 @@ _resolver = LinkResolver()  # a worker's own cache of resolved links
 ORPHAN_CHECK_SECONDS = 1.0  # how often a worker looks whether its crawl still runs
 
 
-def _start_worker(counter: TermCounter) -> None:
+def _start_worker(counter: TermCounter, crawl: int) -> None:
     global _counter
     _counter = counter
-    # a crawl killed with SIGKILL cannot stop its workers: they stop themselves
-    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True).start()
+    # a crawl killed with SIGKILL cannot stop its workers: they stop themselves, even one
+    # that starts after the crawl died (its parent is then already another process)
+    threading.Thread(target=_exit_when_orphaned, args=(crawl,), daemon=True).start()
 
 
-def _exit_when_orphaned(parent: int) -> None:
-    while True:
+def _exit_when_orphaned(crawl: int) -> None:
+    while os.getppid() == crawl:
         time.sleep(ORPHAN_CHECK_SECONDS)
-        if os.getppid() != parent:
-            os._exit(0)
+    os._exit(0)
 
 
 def _analyze_in_worker(job: AnalysisJob) -> PageAnalysis:
@@ -78,7 +78,7 @@ class AnalysisPool:
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(counter,),
+            initargs=(counter, os.getpid()),
         )
 
     async def analyze(self, job: AnalysisJob) -> PageAnalysis:
