@@ -183,6 +183,8 @@ def write_config(directory: Path, hosts: list[Host], user: str | None) -> None:
         f"""# written by bench/realweb/realweb.py: {len(hosts)} documentation hosts on loopback
 {f"user {user};" if user else ""}
 worker_processes 1;
+# the open file cache's descriptors and the connections' fit below this limit
+worker_rlimit_nofile 65536;
 pid {directory}/nginx.pid;
 error_log {directory}/logs/error.log warn;
 events {{ worker_connections 4096; }}
@@ -200,7 +202,7 @@ http {{
     index index.html;
     absolute_redirect off;
     server_tokens off;
-    open_file_cache max=20000 inactive=60s;
+    open_file_cache max=10000 inactive=60s;
     client_body_temp_path {temp}/body;
     proxy_temp_path {temp}/proxy;
     fastcgi_temp_path {temp}/fastcgi;
