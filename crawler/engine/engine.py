@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.engine.checkpoints import Checkpoints
 from crawler.engine.feedback import CommitFeedback
+from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.processing import Processing
@@ -166,7 +167,17 @@ class Engine:
         )
         self._stop = asyncio.Event()
         self._refill: asyncio.Task[None] | None = None
-        self._started = clock()
+        self.lease_keeper = None
+        if leases is not None:
+            self.lease_keeper = LeaseKeeper(
+                leases,
+                frontier=self.frontier,
+                politeness=politeness,
+                metrics=metrics,
+                summary=self.summary,
+                wake=self._wake,
+                clock=clock,
+            )
 
     # -- control ---------------------------------------------------------------------
 
@@ -202,10 +213,9 @@ class Engine:
     # -- lifecycle -------------------------------------------------------------------
 
     async def run(self) -> CrawlSummary:
-        started = self._started = self.clock()
-        if self.leases is not None:
-            await self.leases.join()
-            await self._renew_leases()
+        started = self.clock()
+        if self.lease_keeper is not None:
+            await self.lease_keeper.join()
         await self.checkpoints.restore()
         self._observe_queues()
         try:
@@ -216,7 +226,9 @@ class Engine:
                 )
                 checkpoints = group.create_task(self.checkpoints.run(), name="checkpoints")
                 revisits = group.create_task(self._revisit_loop(), name="revisits")
-                leases = group.create_task(self._lease_loop(), name="leases")
+                leases = None
+                if self.lease_keeper is not None:
+                    leases = group.create_task(self.lease_keeper.run(), name="leases")
                 self.summary.stop_reason = await self._dispatch_loop(group)
                 # a normal stop: finish what is under way, in pipeline order. On a
                 # failure or a cancellation the group cancels every task instead.
@@ -225,7 +237,8 @@ class Engine:
                 await processor
                 checkpoints.cancel()
                 revisits.cancel()
-                leases.cancel()
+                if leases is not None:
+                    leases.cancel()
                 await self.pool.close()
                 # what the last pages taught is in the state saved
                 await self._writer.drained()
@@ -234,8 +247,8 @@ class Engine:
                 await writer
                 if self.archive is not None:  # all its records committed: closed
                     await asyncio.to_thread(self.archive.close)
-                if self.leases is not None:  # what it held is stored: its hosts go
-                    await self.leases.leave(pages=self.summary.fetched, rate=self._rate())
+                if self.lease_keeper is not None:
+                    await self.lease_keeper.leave()
         except BaseExceptionGroup as failures:
             # the database or the WARC files failing is the user's to fix (disk full,
             # read-only): say so plainly; anything else is a bug in the engine and
@@ -305,30 +318,6 @@ class Engine:
         if self.leases is not None and not self.leases.holds(host):
             return False
         return self.politeness.ready(host, now)
-
-    async def _lease_loop(self) -> None:
-        """A shared crawl's leases, renewed and rebalanced (crawler.engine.leases)."""
-        if self.leases is None:
-            return
-        while True:
-            await asyncio.sleep(self.leases.interval)
-            await self._renew_leases()
-
-    async def _renew_leases(self) -> None:
-        assert self.leases is not None
-        # a host with a visit not yet stored stays: its URL is still queued, and another
-        # daemon taking the host would fetch it again
-        busy = self.frontier.busy_hosts()
-        busy.update(host for host, slot in self.politeness.slots() if slot.in_flight > 0)
-        change = await self.leases.tick(busy=busy, pages=self.summary.fetched, rate=self._rate())
-        self.frontier.forget(change.lost)
-        self.frontier.resync(change.queued)
-        self.metrics.hosts_leased.set(len(self.leases))
-        self.metrics.host_leases_claimed.inc(len(change.claimed))
-        self._wake.set()
-
-    def _rate(self) -> float:
-        return self.summary.fetched / max(self.clock() - self._started, 1e-9)
 
     def _until_next_ready(self, now: float) -> float:
         soonest = MAX_IDLE_WAIT
