@@ -26,16 +26,11 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.engine.checkpoints import Checkpoints
-from crawler.engine.feedback import CommitFeedback
-from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases
+from crawler.engine.parts import EngineParts
 from crawler.engine.pool_control import PoolControl
-from crawler.engine.processing import Processing
 from crawler.engine.revisits import Revisits, RevisitSettings
-from crawler.engine.settle import Settlement
 from crawler.engine.summary import CrawlSummary
-from crawler.engine.visits import Visits
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.net.visit import Visitor
@@ -43,7 +38,6 @@ from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.frontier_store import BoundedFrontier
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive, WarcError
-from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.waiting import wait_event
 from policies import PriorityFrontier, TopicScorer
@@ -111,73 +105,33 @@ class Engine:
         self.summary = CrawlSummary()
         self.archive = archive
         self._wake = self.admission.changed  # the dispatcher's wake-up call
-        feedback = CommitFeedback(
-            frontier=self.frontier,
-            fetched=self.fetched,
-            revisits=self.revisits,
-            metrics=metrics,
-            wake=self._wake,
-        )
-        self._writer = StorageWriter(db, on_committed=feedback, archive=archive)
-        self.processing = Processing(
-            processor=processor,
-            writer=self._writer,
-            pool=pool,
-            metrics=metrics,
-            summary=self.summary,
-            buffer=limits.buffer,
-            relevance_threshold=limits.relevance_threshold,
-            wake=self._wake,
-            analysis=analysis,
-            clock=clock,
-        )
-        self.checkpoints = Checkpoints(
+        parts = EngineParts.build(
             db=db,
             frontier=self.frontier,
-            hosts=hosts,
             politeness=politeness,
-            admission=self.admission,
-            revisits=self.revisits,
+            hosts=hosts,
+            visitor=visitor,
+            processor=processor,
             scorer=scorer,
-            writer=self._writer,
-            pool=pool,
             metrics=metrics,
+            limits=limits,
+            pool=pool,
+            revisits=self.revisits,
+            summary=self.summary,
             wake=self._wake,
-            daemon_id=None if leases is None else leases.daemon_id,
+            archive=archive,
+            analysis=analysis,
+            leases=leases,
             clock=clock,
             wall_clock=wall_clock,
         )
-        self.settlement = Settlement(
-            frontier=self.frontier,
-            fetched=self.fetched,
-            hosts=hosts,
-            writer=self._writer,
-            processing=self.processing,
-            pool=pool,
-            metrics=metrics,
-            max_retries=limits.max_retries,
-            drop_at_full_queue=limits.drop_at_full_queue,
-            clock=clock,
-        )
-        self.visits = Visits(
-            visitor=visitor,
-            settlement=self.settlement,
-            summary=self.summary,
-            wake=self._wake,
-        )
+        self._writer = parts.writer
+        self.processing = parts.processing
+        self.checkpoints = parts.checkpoints
+        self.visits = parts.visits
+        self.lease_keeper = parts.lease_keeper
         self._stop = asyncio.Event()
         self._refill: asyncio.Task[None] | None = None
-        self.lease_keeper = None
-        if leases is not None:
-            self.lease_keeper = LeaseKeeper(
-                leases,
-                frontier=self.frontier,
-                politeness=politeness,
-                metrics=metrics,
-                summary=self.summary,
-                wake=self._wake,
-                clock=clock,
-            )
 
     # -- control ---------------------------------------------------------------------
 
