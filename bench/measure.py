@@ -2,7 +2,8 @@
 
 python bench/measure.py KIND SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
-KIND: crawler (one processor per core), crawler-1 (one), crawler-warc, minimal or scrapy.
+KIND: crawler (its defaults), crawler-warc (and WARC files), crawler-workers (a worker
+process per core), minimal or scrapy.
 
 SEED is a URL, or a file of seed URLs, one a line (a real web's seeds.txt).
 MAX_PAGES 0 crawls to the end of the web; otherwise each crawler stops at its own count
@@ -106,7 +107,7 @@ def main() -> None:
         def run() -> int:
             return asyncio.run(minimal_loop.crawl(seeds, **limits))
 
-    elif kind in ("crawler", "crawler-warc", "crawler-1"):  # with WARC files; one processor
+    elif kind in ("crawler", "crawler-warc", "crawler-workers"):
         from prometheus_client import CollectorRegistry
 
         from crawler.config import CrawlConfig
@@ -125,7 +126,7 @@ def main() -> None:
             allow_private_networks=True,
             allowed_domains=tuple(hosts),
             warc=str(warc_directory(db)) if kind == "crawler-warc" else None,
-            processors=1 if kind == "crawler-1" else None,  # None: one per core
+            processors=(os.cpu_count() or 1) if kind == "crawler-workers" else 1,
         )
 
         def value(name: str) -> float:

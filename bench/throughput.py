@@ -16,7 +16,8 @@ hosts of those seeds (the real web of `bench/realweb/`):
 
     python bench/throughput.py --seeds-file /tmp/realweb/seeds.txt --kinds crawler minimal
 
-`--kinds crawler crawler-warc` measures the cost of writing WARC files (`--warc`).
+`--kinds crawler crawler-warc` measures the cost of writing WARC files (`--warc`);
+`--kinds crawler crawler-workers` that of analysing pages in a worker process per core.
 
 The JSON keeps every run with its samples; `bench/plot_throughput.py` draws them.
 """
@@ -37,7 +38,7 @@ sys.path.insert(0, str(HERE))
 from testbed_process import served_testbed  # noqa: E402
 
 PORT = 18_431
-KINDS = ("crawler", "crawler-1", "crawler-warc", "scrapy", "minimal")  # -1: one processor
+KINDS = ("crawler", "crawler-workers", "crawler-warc", "scrapy", "minimal")
 DEFAULT_KINDS = ["crawler", "scrapy", "minimal"]
 
 
@@ -71,6 +72,14 @@ def print_table(size: int | str, summary: dict[str, dict]) -> None:
         )
     if "crawler" in summary:
         mine = summary["crawler"]
+        if "crawler-workers" in summary:
+            workers = summary["crawler-workers"]
+            print(
+                "a worker process per core / one processor: "
+                f"{workers['pages_per_second'] / mine['pages_per_second']:.3f}x pages/s, "
+                f"{workers['cpu_ms_per_page'] / mine['cpu_ms_per_page']:.3f}x CPU per page, "
+                f"{workers['peak_rss_mb'] / mine['peak_rss_mb']:.3f}x peak memory"
+            )
         if "crawler-warc" in summary:
             warc = summary["crawler-warc"]
             print(

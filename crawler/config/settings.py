@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,11 +152,11 @@ class CrawlConfig:
         "pool",
         "fetcher pool policy: " + ", ".join(names("pool")) + " (docs/fetcher-pool.md)",
     )
-    processors: int | None = setting(
+    processors: int = setting(
         defaults.PROCESSORS,
         "pool",
         "processes that analyse pages (c servers of the processor's queue); 1: the event "
-        "loop does it all; default: one per core",
+        "loop does it all; more: worker processes (docs/fetcher-pool.md)",
     )
     full_queue: str = setting(
         defaults.FULL_QUEUE,
@@ -256,12 +255,6 @@ class CrawlConfig:
             )
             pairs.append((prefix, value))
         return tuple(pairs)
-
-    def processor_count(self) -> int:
-        """`processors`, or one per core (at most the queue's K places)."""
-        if self.processors is not None:
-            return self.processors
-        return max(1, min(os.cpu_count() or 1, self.buffer))
 
     def check_runnable(self) -> None:
         """What `crawler run` needs beyond valid values."""

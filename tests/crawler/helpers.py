@@ -114,9 +114,6 @@ FAST = {
     "connect_timeout": 2.0,
     "total_timeout": 5.0,
     "robots_retry": 0.3,
-    # pages analysed on the event loop: a crawl of a few hundred pages does not pay for
-    # starting worker processes (tests/crawler/test_processors.py crawls with them)
-    "processors": 1,
 }
 
 
