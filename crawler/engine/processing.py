@@ -130,13 +130,15 @@ class Processing:
 
     async def _serve(self, visit: Visit, place: int) -> tuple[Outcome, float | None]:
         try:
+            job = self.processor.analysis_job(visit)
             if self.analysis is None:
-                if self.processor.analysis_job(visit) is not None:
+                analysis = None
+                if job is not None:
                     self.metrics.pages_analysed.labels(where="event_loop").inc()
-                processed = self.processor.process(visit)
+                    analysis = self.processor.analyse(job)
+                processed = self.processor.score(visit, analysis)
             else:
                 analysis = None
-                job = self.processor.analysis_job(visit)
                 if job is not None:
                     self.metrics.pages_analysed.labels(where="workers").inc()
                     with contextlib.suppress(*UNREADABLE):

@@ -67,30 +67,33 @@ class Processor:
         )
 
     def process(self, visit: Visit) -> Processed:
-        """The whole of a page's processing, here: analysed, then scored (`finish`)."""
+        """The whole of a page's processing, here: analysed, then scored."""
         job = self.analysis_job(visit)
-        analysis = None
-        if job is not None:
-            try:
-                analysis = analyze(
-                    job.body,
-                    url=job.url,
-                    charset=job.charset,
-                    x_robots_tag=job.x_robots_tag,
-                    counter=self.scorer.counter_,
-                    resolver=self.resolver,
-                    known=self.known,
-                )
-            except UNREADABLE:
-                analysis = None
-        return self.finish(visit, analysis)
+        return self.score(visit, None if job is None else self.analyse(job))
+
+    def analyse(self, job: AnalysisJob) -> PageAnalysis | None:
+        """The page analysed here, links known already left out; None if unreadable."""
+        try:
+            return analyze(
+                job.body,
+                url=job.url,
+                charset=job.charset,
+                x_robots_tag=job.x_robots_tag,
+                counter=self.scorer.counter_,
+                resolver=self.resolver,
+                known=self.known,
+            )
+        except UNREADABLE:
+            return None
 
     def finish(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
+        """Score a worker process's analysis. A worker does not know the links known
+        here: they are left out now, as `analyse` leaves them out when parsing."""
+        return self.score(visit, None if analysis is None else self._without_known(analysis))
+
+    def score(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
         """Score an analysed page and make its write; with no analysis, an OK visit's
-        page could not be read (BAD_CONTENT). A worker process does not know the links
-        known here: they are left out now, as `process` leaves them out when parsing."""
-        if analysis is not None:
-            analysis = self._without_known(analysis)
+        page could not be read (BAD_CONTENT)."""
         outcome = visit.outcome
         fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
