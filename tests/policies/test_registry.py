@@ -9,8 +9,10 @@ import pytest
 from crawler.cli import build_parser
 from crawler.config import REVISIT_POLICIES, CrawlConfig
 from policies import registry
+from policies.ephemeral import plan_revisits
 from policies.link_graph import LinkGraph
 from policies.qlearning import LearningSettings
+from policies.traversals import run_traversals
 
 
 def test_every_kind_lists_its_policies() -> None:
@@ -46,6 +48,18 @@ def test_every_revisit_policy_chooses_within_the_budget() -> None:
             since_visit=since,
         )
         assert np.asarray(chosen).shape == (n,)
+        costs = np.array([1.0, 2.0, 1.0, 3.0, 1.0])
+        planned = plan_revisits(
+            name,
+            arrival_rate=np.ones(n),
+            xi=np.full(n, 0.5),
+            mu=np.full(n, 0.7),
+            cost=costs,
+            since_visit=since,
+            budget=4.0,
+        )
+        assert planned
+        assert costs[planned].sum() <= 4.0
 
 
 def test_every_traversal_policy_orders_a_known_graph() -> None:
@@ -59,6 +73,9 @@ def test_every_traversal_policy_orders_a_known_graph() -> None:
     for name in registry.names("traversal"):
         orderer = registry.make("traversal", name, graph=graph, settings=LearningSettings())
         assert orderer is not None
+        report = run_traversals(graph, name, 2, settings=LearningSettings())
+        assert len(report.p_over_upper) == 2
+        assert all(0.0 < ratio <= 1.0 + 1e-9 for ratio in report.p_over_upper)
 
 
 def test_settings_and_flags_offer_what_is_registered() -> None:
