@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy import Connection, event, exc, inspect, text
@@ -9,7 +10,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.schema import CreateColumn
 
-from storage.models import Base
+from storage.models import SCHEMA_VERSION, Base
+
+log = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 CONNECT_TIMEOUT = 10.0  # seconds to reach a database server before saying it is unreachable
@@ -66,20 +69,60 @@ def is_shared(engine: AsyncEngine) -> bool:
 
 
 async def create_schema(engine: AsyncEngine) -> None:
+    """Make the crawler's tables, or bring an older version's up to date (new tables,
+    nullable columns, indexes). A database made by a newer version, or one whose tables
+    cannot be brought up to date, is an error before anything is written."""
+    where = engine.url.render_as_string(hide_password=True)
     try:
         async with engine.begin() as connection:
             if is_shared(engine):
                 await connection.execute(text(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})"))
+            recorded = await connection.run_sync(_schema_version)
+            if recorded is not None and not recorded.isdigit():
+                raise StorageError(
+                    f"the database {where} records an unreadable schema version {recorded!r}"
+                )
+            found = None if recorded is None else int(recorded)
+            if found is not None and found > SCHEMA_VERSION:
+                raise StorageError(
+                    f"the database {where} was made by a newer version of the crawler "
+                    f"(schema {found}); this one reads schema {SCHEMA_VERSION} and older: "
+                    "upgrade the crawler, or give another database"
+                )
             await connection.run_sync(Base.metadata.create_all)
             await connection.run_sync(_add_missing_columns)
             # indexes added since a database's tables were made
             for table in Base.metadata.sorted_tables:
                 for index in table.indexes:
                     await connection.run_sync(index.create, checkfirst=True)
+            if found != SCHEMA_VERSION:
+                await connection.run_sync(_record_schema_version)
     except (exc.SQLAlchemyError, OSError) as error:
         # OSError: a server that cannot be reached (refused, unknown host, timed out)
-        where = engine.url.render_as_string(hide_password=True)
         raise StorageError(f"cannot prepare the database {where}: {error}") from error
+    if found is not None and found < SCHEMA_VERSION:
+        log.info("brought the database %s from schema %d to %d", where, found, SCHEMA_VERSION)
+
+
+def _schema_version(connection: Connection) -> str | None:
+    """The schema version the database's tables were made or last brought up to; None
+    for a database without the crawler's tables. Databases made before the version was
+    recorded are version 1."""
+    inspector = inspect(connection)
+    if not inspector.has_table("crawl_meta"):
+        return "1" if inspector.has_table("urls") else None
+    value = connection.execute(
+        text("SELECT value FROM crawl_meta WHERE key = 'schema_version'")
+    ).scalar()
+    return "1" if value is None else str(value)
+
+
+def _record_schema_version(connection: Connection) -> None:
+    connection.execute(text("DELETE FROM crawl_meta WHERE key = 'schema_version'"))
+    connection.execute(
+        text("INSERT INTO crawl_meta (key, value) VALUES ('schema_version', :version)"),
+        {"version": str(SCHEMA_VERSION)},
+    )
 
 
 def _add_missing_columns(connection: Connection) -> None:

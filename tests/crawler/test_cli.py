@@ -407,3 +407,30 @@ def test_simulate_sources_refuses_a_bad_file(
         )
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+async def test_run_on_a_database_of_a_newer_version_is_an_error_that_writes_nothing(
+    crawled: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = storage.open_engine(crawled)
+    try:
+        async with db.begin() as connection:
+            await storage.set_meta(connection, {"schema_version": "999"})
+        async with db.connect() as connection:
+            before = await storage.crawl_status(connection, relevance_threshold=0.1)
+    finally:
+        await db.dispose()
+    argv = ["run", "--db", crawled, "--seed", "http://127.0.0.1:9/", "--topic", "solar energy"]
+    with pytest.raises(SystemExit) as stopped:
+        await asyncio.to_thread(main, [*argv, "--allow-private-networks", "--metrics-port", "0"])
+    assert stopped.value.code == 1
+    assert "made by a newer version of the crawler (schema 999)" in capsys.readouterr().err
+    db = storage.open_engine(crawled)
+    try:
+        async with db.connect() as connection:
+            meta = await storage.get_meta(connection)
+            after = await storage.crawl_status(connection, relevance_threshold=0.1)
+    finally:
+        await db.dispose()
+    assert meta["schema_version"] == "999"
+    assert (after.pages, after.frontier) == (before.pages, before.frontier)  # no seed added

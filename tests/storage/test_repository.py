@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
 from storage import HostRecord, NewUrl
+from storage.models import SCHEMA_VERSION
 from tests.storage.helpers import fetched
 
 
@@ -119,7 +120,8 @@ async def test_hosts_learned_state_and_meta_round_trip(engine: AsyncEngine) -> N
         loaded = {h.host: h for h in await storage.load_hosts(connection)}
         assert await storage.load_learned_state(connection, "model") == b"\x02"
         assert await storage.load_learned_state(connection, "missing") is None
-        assert await storage.get_meta(connection) == {"topic": "solar"}
+        meta = await storage.get_meta(connection)
+        assert meta == {"topic": "solar", "schema_version": str(SCHEMA_VERSION)}
     assert loaded["a"] == hosts[0]
     assert loaded["b"].backoff == 8.0
 
