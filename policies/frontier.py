@@ -172,6 +172,10 @@ class PriorityFrontier:
     def set_state(self, state: bytes) -> None:
         """Bring back what `get_state` saved."""
 
+    def merge(self, states: Sequence[bytes]) -> None:
+        """Learn from what other processes of one crawl saved with `get_state`;
+        `get_state` stays this process's own."""
+
     def hosts(self) -> Iterator[str]:
         """The hosts that have queued candidates."""
         return iter(self._queues)

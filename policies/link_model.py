@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -138,6 +139,9 @@ class LinkContextModel:
         self.errors_ = np.zeros(2)  # running squared errors: calibrated score, model
         self.updates_ = 0
         self.refits_ = 0
+        # what merge added of other processes' learning, kept apart from this one's own
+        self._merged_counts = np.zeros(n_features)
+        self._merged_updates = 0
         # learned from at the next refit: (features, residual target)
         self._pending: list[tuple[sp.csr_matrix, float]] = []
 
@@ -233,18 +237,66 @@ class LinkContextModel:
         return True
 
     def get_state(self) -> dict[str, object]:
+        """What this process learned, to save: its weights and calibration, and its own
+        feature counts and updates (without what `merge` added of other processes')."""
         self.refit()
+        counts = self.counts_ - self._merged_counts
         nonzero = np.flatnonzero(self.weights_)
-        counted = np.flatnonzero(self.counts_)
+        counted = np.flatnonzero(counts)
         return {
             "weights": [nonzero.tolist(), self.weights_[nonzero].tolist()],
-            "counts": [counted.tolist(), self.counts_[counted].tolist()],
+            "counts": [counted.tolist(), counts[counted].tolist()],
             "calibration": self.calibration_.tolist(),
             "errors": self.errors_.tolist(),
-            "updates": self.updates_,
+            "updates": self.own_updates,
         }
 
+    @property
+    def own_updates(self) -> int:
+        """Links this process learned from (the others' merged in are not counted)."""
+        return self.updates_ - self._merged_updates
+
     def set_state(self, state: dict[str, object]) -> None:
+        """Bring back what `get_state` saved, as this process's own learning."""
+        saved = self._read_state(state)
+        self.counts_, self.updates_ = saved.counts, saved.updates
+        self.calibration_, self.errors_ = saved.calibration, saved.errors
+        self._merged_counts, self._merged_updates = np.zeros(self.n_features), 0
+        self._use_weights(saved.weights)
+
+    def merge(self, states: Sequence[dict[str, object]]) -> None:
+        """Learn from what other processes of one crawl saved with `get_state`, by
+        parameter mixing (McDonald, Hall & Mann, NAACL 2010: each process learns on its
+        own share of the links, and their weights are averaged from time to time): the
+        weights, the calibration's forgotten sums and the running errors become their
+        averages weighted by each one's updates, this process's own included; feature
+        counts and updates add up. `get_state` stays this process's own."""
+        self.refit()
+        own_updates = self.own_updates
+        own_counts = self.counts_ - self._merged_counts
+        others = [self._read_state(state) for state in states]
+        self._merged_counts = sum((o.counts for o in others), np.zeros(self.n_features))
+        self._merged_updates = sum(other.updates for other in others)
+        self.counts_ = own_counts + self._merged_counts
+        self.updates_ = own_updates + self._merged_updates
+        if self.updates_ == 0:
+            return
+        mixed = [(own_updates, self.weights_, self.calibration_, self.errors_)]
+        mixed += [(o.updates, o.weights, o.calibration, o.errors) for o in others]
+        shares = np.array([updates for updates, *_ in mixed], dtype=np.float64) / self.updates_
+        self.calibration_ = shares @ np.array([calibration for *_, calibration, _ in mixed])
+        self.errors_ = shares @ np.array([errors for *_, errors in mixed])
+        self._use_weights(shares @ np.array([weights for _, weights, *_ in mixed]))
+
+    def _use_weights(self, weights: np.ndarray) -> None:
+        self._pending = []
+        self.weights_ = weights.copy()
+        if self.updates_:  # SGDRegressor resumes from these weights
+            self.regressor_.partial_fit(sp.csr_matrix((1, self.n_features)), [0.0])
+            self.regressor_.coef_ = weights.copy()
+            self.weights_ = self.regressor_.coef_
+
+    def _read_state(self, state: dict[str, object]) -> _SavedModel:
         weights = np.zeros(self.n_features)
         counts = np.zeros(self.n_features)
         for array, name in ((weights, "weights"), (counts, "counts")):
@@ -256,11 +308,14 @@ class LinkContextModel:
             raise ValueError("saved link context model is malformed")
         if not (np.isfinite(weights).all() and np.isfinite(calibration).all()):
             raise ValueError("saved link context model has non-finite values")
-        self.weights_, self.counts_ = weights, counts
-        self.calibration_, self.errors_ = calibration, errors
-        self.updates_ = int(state["updates"])  # type: ignore[call-overload]
-        self._pending = []
-        if self.updates_:  # SGDRegressor resumes from the saved weights
-            self.regressor_.partial_fit(sp.csr_matrix((1, self.n_features)), [0.0])
-            self.regressor_.coef_ = weights.copy()
-            self.weights_ = self.regressor_.coef_
+        updates = int(state["updates"])  # type: ignore[call-overload]
+        return _SavedModel(weights, counts, calibration, errors, updates)
+
+
+@dataclass(frozen=True, slots=True)
+class _SavedModel:
+    weights: np.ndarray
+    counts: np.ndarray
+    calibration: np.ndarray
+    errors: np.ndarray
+    updates: int

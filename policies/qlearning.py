@@ -27,9 +27,10 @@ Two representations of the local state x:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,12 +255,35 @@ class QLearningFrontier(PriorityFrontier):
         return json.dumps({"model": self.model.get_state(), "subsidy": self.subsidy}).encode()
 
     def set_state(self, blob: bytes) -> None:
-        try:
+        model, subsidy = self._read_state(blob)
+        with _unreadable():
+            self.model.set_state(model)
+        self.subsidy = subsidy
+
+    def merge(self, states: Sequence[bytes]) -> None:
+        """Parameter mixing with other daemons' models (`LinkContextModel.merge`); the
+        subsidy becomes their average weighted by each model's updates."""
+        saved = [self._read_state(blob) for blob in states]
+        with _unreadable():
+            updates = [self.model.own_updates] + [int(model["updates"]) for model, _ in saved]  # type: ignore[call-overload]
+            self.model.merge([model for model, _ in saved])
+        if sum(updates) > 0:
+            subsidies = [self.subsidy] + [subsidy for _, subsidy in saved]
+            self.subsidy = float(np.average(subsidies, weights=updates))
+
+    @staticmethod
+    def _read_state(blob: bytes) -> tuple[dict[str, object], float]:
+        with _unreadable():
             state = json.loads(blob)
-            self.model.set_state(state["model"])
-            subsidy = float(state["subsidy"])
-        except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"saved Q-learning frontier state is unreadable: {error}") from None
+            model, subsidy = state["model"], float(state["subsidy"])
         if not math.isfinite(subsidy):
             raise ValueError("saved Q-learning frontier state has a non-finite subsidy")
-        self.subsidy = subsidy
+        return model, subsidy
+
+
+@contextlib.contextmanager
+def _unreadable() -> Iterator[None]:
+    try:
+        yield
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"saved Q-learning frontier state is unreadable: {error}") from None

@@ -19,6 +19,7 @@ import io
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Self
 
 import numpy as np
@@ -143,6 +144,7 @@ class TopicScorer:
         self.n_documents_ = 0
         self.feedback_sum_ = np.zeros(self.n_features, dtype=np.float64)
         self.n_feedback_ = 0
+        self._merged = _Counts.zeros(self.n_features)  # what other processes learned
         self._idf_documents = 0
         self._invalidate()
         return self.partial_fit_counts(self.counter_.count(list(topic_texts)))
@@ -231,36 +233,66 @@ class TopicScorer:
         return topic / (np.linalg.norm(topic) or 1.0)
 
     def get_state(self) -> bytes:
-        """The learned document frequencies, to save and restore across runs."""
+        """What this process learned (the document frequencies, the feedback), to save
+        and restore across runs; without what `merge` added of other processes'."""
         self._check_fitted()
-        nonzero = np.flatnonzero(self.document_frequency_)
-        feedback = np.flatnonzero(self.feedback_sum_)
+        own = self._learned() - self._merged
         buffer = io.BytesIO()
         np.savez_compressed(
             buffer,
-            index=nonzero.astype(np.int64),
-            value=self.document_frequency_[nonzero],
-            n_documents=np.array([self.n_documents_]),
+            index=(nonzero := np.flatnonzero(own.document_frequency)).astype(np.int64),
+            value=own.document_frequency[nonzero],
+            n_documents=np.array([own.n_documents]),
             n_features=np.array([self.n_features]),
-            feedback_index=feedback.astype(np.int64),
-            feedback_value=self.feedback_sum_[feedback],
-            n_feedback=np.array([self.n_feedback_]),
+            feedback_index=(feedback := np.flatnonzero(own.feedback_sum)).astype(np.int64),
+            feedback_value=own.feedback_sum[feedback],
+            n_feedback=np.array([own.n_feedback]),
         )
         return buffer.getvalue()
 
     def set_state(self, state: bytes) -> Self:
+        """Bring back what `get_state` saved, as this process's own learning."""
         self._check_fitted()
+        self._set_learned(self._read_state(state))
+        self._merged = _Counts.zeros(self.n_features)
+        return self
+
+    def merge(self, states: Sequence[bytes]) -> Self:
+        """Score with this process's counts plus those of `states`: what other processes
+        of one crawl (daemons sharing a database) saved with `get_state`. Document
+        frequencies, documents and feedback add up; a later merge replaces what an
+        earlier one added, and `get_state` stays this process's own."""
+        self._check_fitted()
+        own = self._learned() - self._merged
+        merged = _Counts.zeros(self.n_features)
+        for state in states:
+            merged = merged + self._read_state(state)
+        self._set_learned(own + merged)
+        self._merged = merged
+        return self
+
+    def _learned(self) -> _Counts:
+        return _Counts(
+            self.document_frequency_, self.n_documents_, self.feedback_sum_, self.n_feedback_
+        )
+
+    def _set_learned(self, counts: _Counts) -> None:
+        self.document_frequency_ = counts.document_frequency.copy()
+        self.n_documents_ = counts.n_documents
+        self.feedback_sum_ = counts.feedback_sum.copy()
+        self.n_feedback_ = counts.n_feedback
+        self._invalidate()
+
+    def _read_state(self, state: bytes) -> _Counts:
         with np.load(io.BytesIO(state)) as saved:
             if int(saved["n_features"][0]) != self.n_features:
                 raise ValueError("saved relevance state was made with another n_features")
-            self.document_frequency_[:] = 0.0
-            self.document_frequency_[saved["index"]] = saved["value"]
-            self.n_documents_ = int(saved["n_documents"][0])
-            self.feedback_sum_[:] = 0.0
-            self.feedback_sum_[saved["feedback_index"]] = saved["feedback_value"]
-            self.n_feedback_ = int(saved["n_feedback"][0])
-        self._invalidate()
-        return self
+            counts = _Counts.zeros(self.n_features)
+            counts.document_frequency[saved["index"]] = saved["value"]
+            counts.feedback_sum[saved["feedback_index"]] = saved["feedback_value"]
+            counts.n_documents = int(saved["n_documents"][0])
+            counts.n_feedback = int(saved["n_feedback"][0])
+        return counts
 
     def _weigh(self, counts: sp.csr_matrix) -> sp.csr_matrix:
         weighted = sp.csr_matrix(counts, dtype=np.float64, copy=True)
@@ -277,6 +309,36 @@ class TopicScorer:
     def _check_fitted(self) -> None:
         if not hasattr(self, "document_frequency_"):
             raise NotFittedError("TopicScorer is not fitted: call fit(topic_texts) first")
+
+
+@dataclass(slots=True)
+class _Counts:
+    """What the scorer learns from pages; it adds up over the processes of one crawl."""
+
+    document_frequency: np.ndarray
+    n_documents: int
+    feedback_sum: np.ndarray
+    n_feedback: int
+
+    @classmethod
+    def zeros(cls, n_features: int) -> _Counts:
+        return cls(np.zeros(n_features), 0, np.zeros(n_features), 0)
+
+    def __add__(self, other: _Counts) -> _Counts:
+        return _Counts(
+            self.document_frequency + other.document_frequency,
+            self.n_documents + other.n_documents,
+            self.feedback_sum + other.feedback_sum,
+            self.n_feedback + other.n_feedback,
+        )
+
+    def __sub__(self, other: _Counts) -> _Counts:
+        return _Counts(
+            self.document_frequency - other.document_frequency,
+            self.n_documents - other.n_documents,
+            self.feedback_sum - other.feedback_sum,
+            self.n_feedback - other.n_feedback,
+        )
 
 
 def _normalize_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:

@@ -448,6 +448,17 @@ async def load_learned_state(connection: AsyncConnection, name: str) -> bytes | 
     return result.scalar_one_or_none()
 
 
+async def load_learned_states(connection: AsyncConnection, name: str) -> dict[str, bytes]:
+    """Every saved state of the model `name`: the one saved under that name and those
+    saved as `name@DAEMON`, by name."""
+    result = await connection.execute(
+        select(LearnedState.name, LearnedState.state).where(
+            (LearnedState.name == name) | LearnedState.name.startswith(f"{name}@", autoescape=True)
+        )
+    )
+    return {saved_name: state for saved_name, state in result.all()}
+
+
 async def add_timeline(connection: AsyncConnection, samples: Sequence[TimelineSample]) -> None:
     if samples:
         await connection.execute(
