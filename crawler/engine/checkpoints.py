@@ -4,14 +4,21 @@ Every GAUGE_INTERVAL the gauges that cost a scan are updated and idle hosts leav
 every CHECKPOINT_INTERVAL the hosts changed since the last checkpoint, the sources, the
 learned models and a sample of the timeline go to the writer in one write. Once that
 write has committed, its hosts may leave memory (`crawler.net.host_memory`).
+
+A daemon of a shared crawl saves what its models learned from its own pages under its
+own name (`relevance.document_frequency@DAEMON`), and at each checkpoint merges into its
+models what the crawl's other daemons last saved (`merge`: counts add up, weights are
+mixed), so each scores with the whole crawl's model, one or two checkpoints old.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
@@ -25,6 +32,8 @@ from crawler.pipeline.writer import StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.timeline import Timeline
 from policies import TopicScorer
+
+log = logging.getLogger(__name__)
 
 CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
 GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
@@ -76,14 +85,14 @@ class Checkpoints:
             await self.hosts.restore(connection)
             if self.revisits.settings.enabled:
                 self.revisits.restore(await storage.load_sources(connection))
-            state = await self._load_state(connection, SCORER_STATE)
-            if state is not None:
-                self.scorer.set_state(state)
-            policy = self.frontier.policy
-            state = await self._load_state(connection, FRONTIER_STATE.format(policy=policy.name))
-            if state is not None:
-                policy.set_state(state)
+            own, _ = await self._load_states(connection, SCORER_STATE)
+            if own is not None:
+                self.scorer.set_state(own)
+            own, _ = await self._load_states(connection, self._frontier_state())
+            if own is not None:
+                self.frontier.policy.set_state(own)
             queued = await storage.count_queued_by_host(connection, self.frontier.owner)
+        await self.merge_others()
         self.frontier.spill_count(queued)  # all of them in the database only, so far
         await self.frontier.refill(self.db)  # the best of them, up to the bound
         self.metrics.sources.set(len(self.revisits.sources))
@@ -91,13 +100,34 @@ class Checkpoints:
     def _state_name(self, name: str) -> str:
         return name if self.daemon_id is None else f"{name}@{self.daemon_id}"
 
-    async def _load_state(self, connection: AsyncConnection, name: str) -> bytes | None:
-        """A model's saved state: this daemon's own, else the one a crawl by one daemon
-        saved (a new daemon of a shared crawl starts from it)."""
-        state = await storage.load_learned_state(connection, self._state_name(name))
-        if state is None and self.daemon_id is not None:
-            state = await storage.load_learned_state(connection, name)
-        return state
+    def _frontier_state(self) -> str:
+        return FRONTIER_STATE.format(policy=self.frontier.policy.name)
+
+    async def _load_states(
+        self, connection: AsyncConnection, name: str
+    ) -> tuple[bytes | None, list[bytes]]:
+        """A model's state as this daemon saved it, and as the crawl's other daemons (and
+        a run of it by one daemon, under the plain name) saved theirs."""
+        if self.daemon_id is None:
+            return await storage.load_learned_state(connection, name), []
+        saved = await storage.load_learned_states(connection, name)
+        own = saved.pop(self._state_name(name), None)
+        return own, list(saved.values())
+
+    async def merge_others(self) -> None:
+        """Merge into this daemon's models what the crawl's other daemons last saved. A
+        read that fails, or a state that cannot be read, leaves the models as they are
+        until the next checkpoint: the crawl goes on."""
+        if self.daemon_id is None:
+            return
+        try:
+            async with self.db.connect() as connection:
+                _, scorer_states = await self._load_states(connection, SCORER_STATE)
+                _, frontier_states = await self._load_states(connection, self._frontier_state())
+            self.scorer.merge(scorer_states)
+            self.frontier.policy.merge(frontier_states)
+        except (SQLAlchemyError, OSError, ValueError) as error:
+            log.warning("could not merge the other daemons' models: %s", error)
 
     async def run(self) -> None:
         last_checkpoint = last_sample = self.clock()
@@ -113,6 +143,7 @@ class Checkpoints:
             self._forget_idle_hosts()
             if now - last_checkpoint >= CHECKPOINT_INTERVAL:
                 self.save()
+                await self.merge_others()
                 last_checkpoint = last_sample = now
             elif now - last_sample >= TIMELINE_INTERVAL:
                 self.writer.put(StateWrite(timeline=[self._sample()]))
@@ -140,8 +171,7 @@ class Checkpoints:
 
     def _learned_state(self) -> dict[str, bytes]:
         learned = {self._state_name(SCORER_STATE): self.scorer.get_state()}
-        policy = self.frontier.policy
-        state = policy.get_state()
+        state = self.frontier.policy.get_state()
         if state is not None:
-            learned[self._state_name(FRONTIER_STATE.format(policy=policy.name))] = state
+            learned[self._state_name(self._frontier_state())] = state
         return learned

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 import random
 import signal
@@ -10,6 +11,7 @@ import sys
 import time
 from collections import Counter
 
+import numpy as np
 import pytest
 from sqlalchemy import text
 
@@ -153,6 +155,44 @@ async def test_daemons_share_a_crawl_and_one_killed_loses_nothing_and_repeats_no
     for host, served in itertools.groupby(by_host, key=lambda r: r.host):
         for before, after in itertools.pairwise(list(served)):
             assert after.started >= before.finished - 0.005, f"host {host} asked twice at once"
+
+
+async def saved_documents(db_url: str, name: str) -> int:
+    """Documents counted in a saved relevance model."""
+    engine = storage.open_engine(db_url)
+    try:
+        async with engine.connect() as connection:
+            state = await storage.load_learned_state(connection, name)
+    finally:
+        await engine.dispose()
+    assert state is not None
+    with np.load(io.BytesIO(state)) as saved:
+        return int(saved["n_documents"][0])
+
+
+@pytest.mark.parametrize("policy", ["best-first", "qlearning"])
+async def test_a_daemon_scores_with_what_the_crawls_other_daemons_learned(
+    postgres_url: str, db_url: str, policy: str
+) -> None:
+    """Daemon a stores 30 pages that all say "solar" and never "energy"; daemon b then
+    crawls a page of its own host on the same database. Scored with the whole crawl's
+    document frequencies, "solar" weighs less there than on a database of its own, so
+    the page scores otherwise; each daemon saves only what its own pages taught."""
+    many = {f"/{i}": html(links(f"/{i + 1}", words="solar flares sunspots")) for i in range(30)}
+    page = {"/": html(links(words="solar panels and energy storage"))}
+    async with serving(site(many)) as base_a, serving(site(page), host="127.0.0.2") as base_b:
+        first_page = base_a + "0"
+        shared_crawl = {"lease_seconds": 2, "policy": policy}
+        await crawl(postgres_url, [first_page], daemon_id="a", **shared_crawl)
+        await crawl(postgres_url, [base_b], daemon_id="b", **shared_crawl)
+        await crawl(db_url, [base_b], policy=policy)  # alone
+    shared = (await collection(postgres_url))[base_b].relevance
+    alone = (await collection(db_url))[base_b].relevance
+    assert shared is not None
+    assert alone is not None
+    assert shared < alone - 0.01
+    assert await saved_documents(postgres_url, "relevance.document_frequency@a") == 1 + 30
+    assert await saved_documents(postgres_url, "relevance.document_frequency@b") == 1 + 1
 
 
 async def test_a_crawl_of_another_topic_on_a_shared_database_is_an_error_at_start(

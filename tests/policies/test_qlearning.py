@@ -235,3 +235,26 @@ def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
     assert frontier.pop(lambda host: True).url_id == 2  # host b is not re-ranked
     assert frontier.pop(lambda host: True).url_id == 1
     assert frontier.pop(lambda host: True) is None
+
+
+def test_daemons_models_mix_their_weights_by_updates_and_add_their_counts() -> None:
+    first, second = QLearningFrontier(), QLearningFrontier()
+    teach(first, 40)
+    teach(second, 5)
+    a, b = first.model, second.model
+    a.refit(), b.refit()
+    weights = (a.updates_ * a.weights_ + b.updates_ * b.weights_) / (a.updates_ + b.updates_)
+    counts, updates = a.counts_ + b.counts_, a.updates_ + b.updates_
+    own = first.get_state()
+    first.merge([second.get_state()])
+    np.testing.assert_allclose(a.weights_, weights)
+    np.testing.assert_allclose(a.counts_, counts)
+    assert a.updates_ == updates
+    assert first.get_state() != own  # its weights are the mixed ones now
+    restored = QLearningFrontier()
+    restored.set_state(first.get_state())
+    assert restored.model.updates_ == a.updates_ - b.updates_  # its own links only
+    first.merge([second.get_state()])  # merged again: counts are not added twice
+    np.testing.assert_allclose(a.counts_, counts)
+    with pytest.raises(ValueError, match="unreadable"):
+        first.merge([b'{"model": {}, "subsidy": 0.1}'])

@@ -137,3 +137,27 @@ def test_term_counts_are_the_hashing_vectorizers(texts: list[str]) -> None:
     assert np.array_equal(counts.indptr, reference.indptr)
     assert np.array_equal(counts.indices, reference.indices)
     assert np.array_equal(counts.data, reference.data)
+
+
+def test_merged_daemons_score_as_one_scorer_of_all_their_pages_and_save_only_their_own() -> None:
+    pages = [SOLAR, COOKING, "energy bills", "solar flares", "bake bread", "energy"]
+    first, second, whole = (TopicScorer().fit(["solar energy"]) for _ in range(3))
+    first.partial_fit_counts(first.counter_.count(pages[:2]))
+    second.partial_fit_counts(second.counter_.count(pages[2:4]))
+    whole.partial_fit_counts(whole.counter_.count(pages[:4]))
+    own = first.get_state()
+    first.merge([second.get_state()])
+    first.merge([second.get_state()])  # a later merge replaces the earlier: no double count
+    assert first.get_state() == own
+    # as one scorer of every page (the topic text counts once per daemon)
+    assert first.n_documents_ == whole.n_documents_ + 1
+    texts = [SOLAR, COOKING, "energy", "flares"]
+    expected = whole.partial_fit_counts(whole.counter_.count(["solar energy"])).score(texts)
+    np.testing.assert_allclose(first.score(texts), expected)
+    # learning goes on between merges; the next merge takes the other's new pages
+    first.partial_fit_counts(first.counter_.count(pages[4:5]))
+    second.partial_fit_counts(second.counter_.count(pages[5:]))
+    first.merge([second.get_state()])
+    assert first.n_documents_ == 1 + 3 + 1 + 3
+    restored = TopicScorer().fit(["solar energy"]).set_state(first.get_state())
+    assert restored.n_documents_ == 1 + 3  # its topic and its own three pages
