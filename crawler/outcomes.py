@@ -22,6 +22,9 @@ class Outcome(StrEnum):
     BAD_REDIRECT = "bad_redirect"  # Location missing or not an http(s) URL
     OUT_OF_SCOPE = "out_of_scope"  # a redirect left the crawl's scope
     DUPLICATE = "duplicate"  # a redirect to a URL fetched already: not fetched again
+    # a redirect to a host another daemon of a shared crawl holds: the target is queued
+    # for that daemon, as a link would be
+    REDIRECT_QUEUED = "redirect_queued"
     PRIVATE_NETWORK = "private_network"  # resolves to an address that is refused
     BAD_CONTENT = "bad_content"  # an HTML body that could not be decoded or parsed
     THROTTLED = "throttled"  # 429/503: the URL goes back to the frontier

@@ -131,6 +131,7 @@ async def run_crawl(
             max_redirects=config.max_redirects,
             max_retries=config.max_retries,
             conditional_headers=revisits.conditional_headers,
+            holds=(lambda host: True) if leases is None else leases.holds,
         )
         engine = Engine(
             db=db,

@@ -80,6 +80,7 @@ class Visitor:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
+        holds: Callable[[str], bool] = lambda host: True,
     ) -> None:
         self.fetcher = fetcher
         self.fetched = fetched
@@ -93,6 +94,8 @@ class Visitor:
         self.clock = clock
         self.wall_clock = wall_clock
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
+        # whether this daemon may visit a host: in a shared crawl, only those it holds
+        self.holds = holds
 
     async def visit(self, candidate: Candidate) -> Visit:
         """Fetch `candidate`, whose host's turn the dispatcher has taken. The redirect
@@ -169,6 +172,8 @@ class Visitor:
             except BadUrlError:
                 return Visit(candidate, Outcome.BAD_REDIRECT, str(url), response, fetched_at)
             refused = self._refused_hop(chain, target)
+            if refused is None and host_key(target) != host and not self.holds(host_key(target)):
+                refused = Outcome.REDIRECT_QUEUED  # its holder fetches it, in its turn
             if refused is None and not await self.fetched.claim(str(target)):
                 refused = Outcome.DUPLICATE
             if refused is not None:

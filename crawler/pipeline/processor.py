@@ -130,6 +130,10 @@ class Processor:
                 text = analysis.text if self.store_text else None
         elif outcome is Outcome.OK:
             outcome = Outcome.BAD_CONTENT
+        elif outcome is Outcome.REDIRECT_QUEUED and visit.final_url is not None:
+            target, parent = visit.final_url, visit.candidate  # a link to where it leads
+            host = host_key(URL(target, encoded=True))
+            links = [storage.NewUrl(target, host, parent.depth, parent.score, parent.url)]
 
         record = storage.FetchRecord(
             url_id=visit.candidate.url_id,

@@ -20,7 +20,17 @@ from crawler.cli import main
 from crawler.config import ConfigError
 from testbed.server import ServerSpec, Testbed
 from testbed.web import WebSpec
-from tests.crawler.helpers import collection, crawl, html, links, reachable, serving, site
+from tests.crawler.helpers import (
+    SEEN,
+    collection,
+    crawl,
+    html,
+    links,
+    reachable,
+    redirect,
+    serving,
+    site,
+)
 from tests.crawler.test_process import run_args
 
 LEASE_SECONDS = "2"
@@ -193,6 +203,29 @@ async def test_a_daemon_scores_with_what_the_crawls_other_daemons_learned(
     assert shared < alone - 0.01
     assert await saved_documents(postgres_url, "relevance.document_frequency@a") == 1 + 30
     assert await saved_documents(postgres_url, "relevance.document_frequency@b") == 1 + 1
+
+
+async def test_a_redirect_to_a_host_the_daemon_does_not_hold_is_queued_for_its_holder(
+    postgres_url: str,
+) -> None:
+    """The daemon holds the seed's host only; the seed redirects to another host. The
+    hop is not made: the target is queued in the database, its host claimed by whoever
+    takes it (here the same daemon, at its next lease tick), and fetched once, in its
+    own visit, on its own row."""
+    other = site({"/target": html(links())})
+    async with serving(other, host="127.0.0.2") as base_y:
+        target = base_y + "target"
+        async with serving(site({"/": redirect(target)})) as base_x:
+            hosts = ("127.0.0.1", "127.0.0.2")
+            summary = await crawl(
+                postgres_url, [base_x], daemon_id="a", lease_seconds=2, allowed_domains=hosts
+            )
+    rows = await collection(postgres_url)
+    assert summary.stop_reason == "frontier exhausted"
+    assert (rows[base_x].error, rows[base_x].final_url) == ("redirect_queued", target)
+    assert (rows[target].status, rows[target].error) == (200, None)
+    assert rows[target].discovered_from == base_x
+    assert other[SEEN].paths().count("/target") == 1
 
 
 async def test_a_crawl_of_another_topic_on_a_shared_database_is_an_error_at_start(
