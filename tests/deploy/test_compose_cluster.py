@@ -1,6 +1,7 @@
-"""docker-compose's profile `cluster`: PostgreSQL and crawlers scaled with `--scale`.
-Checked by the real tools (docker-compose, a PostgreSQL server) and the crawler's own
-config loader; each check is also shown refusing a broken copy."""
+"""docker-compose's profile `cluster`: PostgreSQL and crawlers scaled with `--scale`,
+Prometheus scraping each replica. Checked by the real tools (docker-compose, promtool,
+a PostgreSQL server) and the crawler's own config loader; each check is also shown
+refusing a broken copy."""
 
 from __future__ import annotations
 
@@ -258,3 +259,52 @@ async def test_a_url_without_password_takes_it_from_pgpassword(
         assert "password authentication failed" in await refusal()
         monkeypatch.setenv("PGPASSWORD", password)
         assert await refusal() == ""
+
+
+def prometheus_jobs(config: str) -> dict[str, str]:
+    """prometheus.yml's scrape jobs' blocks, by name."""
+    return dict(re.findall(r"^  - job_name: (\S+)\n((?:    .*\n|\s*\n)+)", config, re.M))
+
+
+def dns_job_faults(config: str) -> list[str]:
+    jobs = prometheus_jobs(config)
+    faults = []
+    if 'targets: ["crawler:9410"]' not in jobs.get("crawler", ""):
+        faults.append("the single crawler's job is gone")
+    job = jobs.get(CLUSTER, "")
+    # each replica its own target: the service's name resolves to all of them
+    if not re.search(rf'^    dns_sd_configs:\n      - names: \["{CLUSTER}"\]$', job, re.M):
+        faults.append(f"job {CLUSTER} does not discover the replicas of service {CLUSTER}")
+    if not re.search(r"^        type: A$", job, re.M) or not re.search(
+        r"^        port: 9410$", job, re.M
+    ):
+        faults.append(f"job {CLUSTER} does not ask A records on port 9410")
+    if "static_configs" in job:
+        faults.append(f"job {CLUSTER} has a fixed target: one replica, whichever answers")
+    return faults
+
+
+def test_prometheus_finds_each_replica_by_dns(tmp_path: Path) -> None:
+    promtool = require("promtool")
+    config = DEPLOY / "prometheus" / "prometheus.yml"
+    checked = run(promtool, "check", "config", str(config))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert dns_job_faults(config.read_text()) == []
+    # the port scraped is the one the settings serve metrics on
+    assert (
+        build_config(file_values=read_toml(DEPLOY / "crawl-cluster.toml"), environ={}).metrics_port
+        == 9410
+    )
+
+    # the checks fail on broken copies: promtool on a record type it does not know, the
+    # structure on a fixed target
+    (tmp_path / "alerts.yml").write_text((DEPLOY / "prometheus" / "alerts.yml").read_text())
+    bad_type = tmp_path / "prometheus.yml"
+    bad_type.write_text(config.read_text().replace("type: A\n", "type: CNAME\n"))
+    assert run(promtool, "check", "config", str(bad_type)).returncode != 0
+    fixed = config.read_text().replace(
+        f'dns_sd_configs:\n      - names: ["{CLUSTER}"]\n        type: A\n        port: 9410\n',
+        f'static_configs:\n      - targets: ["{CLUSTER}:9410"]\n',
+    )
+    assert fixed != config.read_text()
+    assert dns_job_faults(fixed) != []
