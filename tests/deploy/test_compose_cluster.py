@@ -1,10 +1,11 @@
 """docker-compose's profile `cluster`: PostgreSQL and crawlers scaled with `--scale`,
-Prometheus scraping each replica. Checked by the real tools (docker-compose, promtool,
-a PostgreSQL server) and the crawler's own config loader; each check is also shown
-refusing a broken copy."""
+Prometheus scraping each replica, the dashboard summing them. Checked by the real
+tools (docker-compose, promtool) and the crawler's own config loader; each check is
+also shown refusing a broken copy."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -308,3 +309,166 @@ def test_prometheus_finds_each_replica_by_dns(tmp_path: Path) -> None:
     )
     assert fixed != config.read_text()
     assert dns_job_faults(fixed) != []
+
+
+# The dashboard's queries, evaluated by promtool over two daemons of job crawler-cluster
+# (1 and 2 pages a second; gauges 10 and 20) beside a crawl of job crawler (100 a
+# second; 1,000) that the dashboard's job variable leaves out. A query of the crawl sums
+# the daemons (3; 30); a query by daemon gives each (1 and 2; 10 and 20). The relevance
+# and fetch-time histograms: the first daemon's observations all at most 0.5, the
+# second's between 0.5 and 1, 2 a second each: the crawl's quantiles are 0.5 (median),
+# 0.9 and 0.99, neither daemon's alone (0.25 and 0.75 for the median).
+DAEMONS = {"10.0.0.2:9410": (1, 10), "10.0.0.3:9410": (2, 20)}
+OTHER_CRAWL = ("crawler", "crawler:9410", 100, 1_000)
+QUANTILES = {"0.5": 0.5, "0.9": 0.9, "0.99": 0.99}
+SUMMED = re.compile(
+    r"^(?P<op>\w+)(?: by \((?P<by>\w+)\) )?\((?P<rate>rate\()?(?P<metric>\w+)"
+    r"(?:\{[^}]*\})?(?(rate)\[\$__rate_interval\]\))\)$"
+)
+QUANTILE = re.compile(
+    r"^histogram_quantile\((?P<q>[0-9.]+), sum by \(le\) \(rate\((?P<metric>\w+_bucket)"
+    r"(?:\{[^}]*\})?\[\$__rate_interval\]\)\)\)$"
+)
+
+
+def dashboard_targets(dashboard: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(panel title, expression, legend) of every query."""
+    return [
+        (panel["title"], target["expr"], target.get("legendFormat", ""))
+        for panel in dashboard["panels"]
+        for target in panel.get("targets", [])
+    ]
+
+
+def dashboard_faults(dashboard: dict[str, Any]) -> list[str]:
+    """Queries that neither sum the daemons nor show each: those would draw a line per
+    daemon under one name, or leave out all but one."""
+    faults = []
+    for title, expr, legend in dashboard_targets(dashboard):
+        shape = SUMMED.match(expr) or QUANTILE.match(expr)
+        if shape is None:
+            faults.append(f"{title}: {expr} is not aggregated over the daemons")
+        elif (shape.groupdict().get("by") == "instance") != ("{{instance}}" in legend):
+            faults.append(f"{title}: {expr} by daemon, or its legend, not both")
+    variables = {v["name"]: v for v in dashboard.get("templating", {}).get("list", [])}
+    job = variables.get("job", {})
+    if job.get("definition") != "label_values(crawler_build_info, job)":
+        faults.append("no variable choosing the crawl (Prometheus job)")
+    return faults
+
+
+def promtool_test(dashboard: dict[str, Any], job: str) -> str:
+    """A promtool unit test of every query of the dashboard, as the comment above says."""
+    series: dict[str, str] = {}  # series -> values
+    tests: list[str] = []
+
+    def add(metric: str, labels: dict[str, str], values: str) -> None:
+        inner = ", ".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+        series[f"{metric}{{{inner}}}"] = values
+
+    def expect(samples: list[tuple[dict[str, str], float]]) -> str:
+        lines = []
+        for labels, value in samples:
+            inner = ", ".join(f'{k}="{v}"' for k, v in labels.items())
+            lines += [
+                f"          - labels: '{{{inner}}}'",
+                f"            value: {round(value * 1000)}",
+            ]
+        return "\n".join(lines)
+
+    other_job, other_instance, other_rate, other_gauge = OTHER_CRAWL
+    for _, expr, _ in dashboard_targets(dashboard):
+        query = expr.replace("$job", job).replace("$__rate_interval", "5m")
+        if match := QUANTILE.match(expr):
+            bucket = match["metric"]
+            first, second = list(DAEMONS)
+            for le in ("0.5", "1", "+Inf"):
+                add(bucket, {"job": CLUSTER, "instance": first, "le": le}, "0+120x10")
+                add(
+                    bucket,
+                    {"job": CLUSTER, "instance": second, "le": le},
+                    "0x10" if le == "0.5" else "0+120x10",
+                )
+                add(bucket, {"job": other_job, "instance": other_instance, "le": le}, "0+6000x10")
+            samples = [({}, QUANTILES[match["q"]])]
+        else:
+            match = SUMMED.match(expr)
+            assert match is not None, expr
+            by, counter = match["by"], match["rate"] is not None
+            extra = {by: "x"} if by not in (None, "instance") else {}
+            for instance, (rate, gauge) in DAEMONS.items():
+                values = f"0+{rate * 60}x10" if counter else f"{gauge}x10"
+                add(match["metric"], {"job": CLUSTER, "instance": instance, **extra}, values)
+            values = f"0+{other_rate * 60}x10" if counter else f"{other_gauge}x10"
+            add(match["metric"], {"job": other_job, "instance": other_instance, **extra}, values)
+            each = {
+                instance: rate if counter else gauge for instance, (rate, gauge) in DAEMONS.items()
+            }
+            if by == "instance":
+                samples = [({"instance": instance}, value) for instance, value in each.items()]
+            else:
+                samples = [(extra, sum(each.values()))]
+        tests.append(
+            f"      - expr: {json.dumps(f'round(({query}) * 1000)')}\n"
+            "        eval_time: 10m\n"
+            "        exp_samples:\n" + expect(samples)
+        )
+    inputs = "\n".join(
+        f"      - series: {json.dumps(name)}\n        values: {json.dumps(values)}"
+        for name, values in series.items()
+    )
+    return (
+        "tests:\n  - interval: 1m\n    input_series:\n"
+        + inputs
+        + "\n    promql_expr_test:\n"
+        + "\n".join(tests)
+        + "\n"
+    )
+
+
+def test_the_dashboard_sums_the_daemons_of_a_crawl(tmp_path: Path) -> None:
+    promtool = require("promtool")
+    dashboard = json.loads(DASHBOARD.read_text())
+    assert dashboard_faults(dashboard) == []
+    by_title = {title: expr for title, expr, _ in dashboard_targets(dashboard)}
+    assert "by (instance)" in by_title["Pages stored a second, by daemon"]
+    # the crawl's totals are sums; the default is every crawl, one at a time in practice
+    for title in (
+        "Frontier size",
+        "Pages stored and relevant a second",
+        "New URLs discovered a second",
+    ):
+        assert by_title[title].startswith("sum("), title
+    (job,) = dashboard["templating"]["list"]
+    assert (job["includeAll"], job["current"]["value"], job["allValue"]) == (True, "$__all", ".+")
+
+    def evaluate(board: dict[str, Any], name: str) -> subprocess.CompletedProcess[str]:
+        (tmp_path / name).write_text(promtool_test(board, CLUSTER))
+        return subprocess.run(
+            [promtool, "test", "rules", name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    checked = evaluate(dashboard, "dashboard.test.yml")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("SUCCESS") == 1
+
+    # each check fails on a broken copy: a gauge not summed, the crawl's frontier as its
+    # largest daemon's, a query not kept to the chosen crawl
+    source = DASHBOARD.read_text()
+    frontier = 'sum(crawler_frontier_size{job=~\\"$job\\"})'
+    assert frontier in source
+    for name, replacement, refused_by in (
+        ("bare", 'crawler_frontier_size{job=~\\"$job\\"}', "faults"),
+        ("max", 'max(crawler_frontier_size{job=~\\"$job\\"})', "promtool"),
+        ("every-job", "sum(crawler_frontier_size)", "promtool"),
+    ):
+        board = json.loads(source.replace(frontier, replacement))
+        if refused_by == "faults":
+            assert dashboard_faults(board) != [], name
+        else:
+            assert dashboard_faults(board) == [], name
+            assert evaluate(board, f"{name}.test.yml").returncode != 0, name
