@@ -4,7 +4,8 @@ directory, reached on a unix socket only; a fresh database per test.
 Where the server cannot be started the tests that need it are skipped with what to
 install, except where CRAWLER_REQUIRE_DEPLOY_TOOLS is set (as `.ci/run` sets it). initdb
 refuses to run as root: as root, the server runs as the `postgres` system user that
-Debian's package creates.
+Debian's package creates. A server made with a password asks it of every connection
+(scram-sha-256), as the official image's server does of connections from other hosts.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class PostgresServer:
     socket_dir: Path
     port: int
     _names: Iterator[int]
+    password: str | None = None  # the `postgres` user's, if the server asks for one
 
     def url(self, database: str) -> str:
         return f"postgresql+asyncpg://postgres@/{database}?host={self.socket_dir}&port={self.port}"
@@ -57,6 +59,7 @@ class PostgresServer:
             text=True,
             timeout=60,
             check=True,
+            env=None if self.password is None else {**os.environ, "PGPASSWORD": self.password},
         )
         return result.stdout
 
@@ -95,7 +98,7 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server() -> Iterator[PostgresServer]:
+def running_server(password: str | None = None) -> Iterator[PostgresServer]:
     try:
         import asyncpg  # noqa: F401
     except ImportError:
@@ -127,6 +130,13 @@ def running_server() -> Iterator[PostgresServer]:
         if result.returncode != 0:
             unavailable(f"{argv[0]} failed: {result.stderr.strip() or result.stdout.strip()}")
 
+    auth = ["--auth=trust"]
+    if password is not None:
+        password_file = root / "password"
+        password_file.write_text(password + "\n")
+        if owner is not None:
+            os.chown(password_file, owner.pw_uid, owner.pw_gid)
+        auth = ["--auth=scram-sha-256", f"--pwfile={password_file}"]
     try:
         run(
             str(bin_dir / "initdb"),
@@ -134,7 +144,7 @@ def running_server() -> Iterator[PostgresServer]:
             str(data),
             "-U",
             "postgres",
-            "--auth=trust",
+            *auth,
             "--no-sync",
             "-E",
             "UTF8",
@@ -145,7 +155,7 @@ def running_server() -> Iterator[PostgresServer]:
         )
         run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
         try:
-            yield PostgresServer(sockets, port, itertools.count())
+            yield PostgresServer(sockets, port, itertools.count(), password)
         finally:
             subprocess.run(
                 [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],

@@ -173,13 +173,19 @@ def test_prometheus_scrapes_the_crawler_and_alerts_when_the_crawl_stalls(
 
 
 def check_dashboard_queries(base: str) -> None:
-    """Every query of the Grafana dashboard is valid PromQL with data behind it."""
+    """Every query of the Grafana dashboard is valid PromQL with data behind it, with the
+    crawl it shows (the variable `job`) at its default, every crawl; the variable's own
+    query finds the crawler's job."""
     dashboard = json.loads((DEPLOY / "grafana" / "dashboards" / "crawler.json").read_text())
+    (job,) = dashboard["templating"]["list"]
+    jobs = query(base, "crawler_build_info")["data"]["result"]
+    assert [series["metric"]["job"] for series in jobs] == ["crawler"]
     expressions = [
         target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", [])
     ]
     assert len(expressions) > 20
     for expression in expressions:
+        expression = expression.replace("$job", job["allValue"])
         answer = query(base, expression.replace("$__rate_interval", "10s"))
         assert answer["status"] == "success", expression
         assert answer["data"]["result"], f"no data for {expression}"
