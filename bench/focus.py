@@ -18,6 +18,8 @@ then the ground-truth relevance from which a page counts (the real web's: 0.15):
     python bench/focus.py --ground-truth /tmp/realweb/truth/git --truth-threshold 0.15 \
         --budget 1000 --repeat 3 --per-host-concurrency 4
 
+`crawler experiment live` runs the same crawls from one command, for one web.
+
 It reports, besides the harvest, the recall of the relevant pages within the first N
 fetched and the pages fetched until recall reached 0.9 (inf: not within the budget).
 
@@ -30,79 +32,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import statistics
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
-from prometheus_client import CollectorRegistry
 
-from crawler.config import CrawlConfig
-from crawler.reporting.history import harvest_rate, read_ground_truth, read_history
-from crawler.service import run_crawl
+from crawler.experiments import CrawlSettings, TruthWeb, crawl_order, focus
+from crawler.reporting.history import harvest_rate
 from policies import frontier_policy_names
-from policies.quality import schedule_performance, upper_bound
 from testbed.server import Testbed
 from testbed.web import WebSpec
 
 TRULY_RELEVANT = 0.4
-RECALL_TARGET = 0.9
-CHECKPOINTS = (100, 500, 1000, 5000)
-
-
-async def crawl_order(
-    policy: str,
-    seeds: list[str],
-    topic: str,
-    hostnames: list[str],
-    budget: int,
-    *,
-    concurrency: int = 8,
-    per_host_concurrency: int = 1,
-) -> list[str]:
-    """The URLs of the pages a crawl stored, in the order it fetched them."""
-    with tempfile.TemporaryDirectory() as scratch:
-        db = f"sqlite+aiosqlite:///{scratch}/focus.db"
-        config = CrawlConfig(
-            seeds=tuple(seeds),
-            topic=topic,
-            db=db,
-            delay=0.0,
-            concurrency=concurrency,
-            per_host_concurrency=per_host_concurrency,
-            max_pages=budget,
-            policy=policy,
-            metrics_port=0,
-            allow_private_networks=True,
-            allowed_domains=tuple(hostnames),
-        )
-        await run_crawl(config, registry=CollectorRegistry(), handle_signals=False)
-        return (await read_history(db)).urls
-
-
-def truth_of(order: list[str], truth: dict[str, float], budget: int) -> np.ndarray:
-    return np.array([truth.get(url, 0.0) for url in order[:budget]])
-
-
-def focus(fetched: np.ndarray, truth: dict[str, float], threshold: float) -> dict[str, float]:
-    """Harvest and recall (of the pages at `threshold` or more) over the first N fetched,
-    the pages fetched until recall reached 0.9 (inf: not within the crawl), and P."""
-    relevance = np.fromiter(truth.values(), dtype=np.float64)
-    total = float(relevance.sum())
-    relevant = fetched >= threshold
-    found = np.cumsum(relevant) / max(int(np.sum(relevance >= threshold)), 1)
-    report = {
-        f"harvest@{n}": float(np.mean(relevant[:n])) for n in CHECKPOINTS if n <= len(fetched)
-    }
-    report |= {f"recall@{n}": float(found[n - 1]) for n in CHECKPOINTS if n <= len(fetched)}
-    reached = np.flatnonzero(found >= RECALL_TARGET)
-    report["pages_to_90"] = float(reached[0] + 1) if len(reached) else math.inf
-    report["p_over_upper"] = schedule_performance(fetched, total) / upper_bound(
-        relevance, len(fetched)
-    )
-    return report
 
 
 async def main() -> None:
@@ -125,39 +67,29 @@ async def main() -> None:
     results: dict[str, list[dict[str, float]]] = {name: [] for name in args.policies}
     curves: dict[str, list[np.ndarray]] = {name: [] for name in args.policies}
 
-    async def crawl_all(
-        label: str, seeds: list[str], hostnames: list[str], topic: str, truth: dict[str, float]
-    ) -> None:
-        for name in args.policies:
-            order = await crawl_order(
-                name,
-                seeds,
-                topic,
-                hostnames,
-                args.budget,
-                concurrency=args.concurrency,
-                per_host_concurrency=args.per_host_concurrency,
-            )
-            fetched = truth_of(order, truth, args.budget)
-            results[name].append(focus(fetched, truth, threshold))
-            curves[name].append(harvest_rate(fetched >= threshold))
-            if not args.json:
-                print(f"{label} {name}: {results[name][-1]}", flush=True)
+    async def crawl_all(label: str, web: TruthWeb) -> None:
+        settings = CrawlSettings(args.budget, args.concurrency, args.per_host_concurrency)
+        with tempfile.TemporaryDirectory() as scratch:
+            for name in args.policies:
+                order = await crawl_order(web, name, settings, Path(scratch))
+                fetched = np.array([web.relevance.get(url, 0.0) for url in order[: args.budget]])
+                results[name].append(focus(fetched, web, args.budget))
+                curves[name].append(harvest_rate(fetched >= web.threshold))
+                if not args.json:
+                    print(f"{label} {name}: {results[name][-1]}", flush=True)
 
     if args.ground_truth:
-        directory = args.ground_truth
-        seeds = (directory / "seeds.txt").read_text().split()
-        topic = (directory / "topic.txt").read_text().strip()
-        hostnames = sorted({urlsplit(url).hostname or "" for url in seeds})
-        truth = read_ground_truth(directory)
+        web = TruthWeb.read(args.ground_truth, threshold)
         for run in range(args.repeat):  # the policies interleaved, run after run
-            await crawl_all(f"{directory} run {run}", seeds, hostnames, topic, truth)
-        args.title = f"{directory}: {topic!r}"
+            await crawl_all(f"{args.ground_truth} run {run}", web)
+        args.title = f"{args.ground_truth}: {web.topic!r}"
     else:
         for seed in args.seeds:
             async with Testbed(WebSpec(pages=args.pages, seed=seed)) as bed:
                 truth = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(args.pages)}
-                await crawl_all(f"seed {seed}", bed.seeds, bed.hostnames, bed.topic, truth)
+                await crawl_all(
+                    f"seed {seed}", TruthWeb(tuple(bed.seeds), bed.topic, truth, threshold)
+                )
         args.title = (
             f"Testbed of {args.pages:,} pages, seeds {', '.join(map(str, args.seeds))}: "
             "median and range"

@@ -1,0 +1,72 @@
+"""`crawler experiment live`: crawls of one web with ground truth, one per policy, and
+the focus measured against that truth."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from crawler.cli import main
+from crawler.experiments import TruthWeb, focus
+
+
+def test_focus_reads_recall_harvest_and_pages_to_90_off_the_crawls_order() -> None:
+    relevance = {f"http://a/{i}": 0.0 for i in range(1_000)} | {
+        f"http://b/{i}": 0.5 for i in range(10)
+    }
+    web = TruthWeb(("http://a/0",), "topic", relevance, threshold=0.4)
+    fetched = np.zeros(600)
+    fetched[[0, 5, 50, 99, 100, 200, 300, 400, 450, 599]] = 0.5  # the ten relevant pages
+    measured = focus(fetched, web, budget=1_000)
+    assert measured["recall@100"] == pytest.approx(0.4)
+    assert measured["harvest@100"] == pytest.approx(0.04)
+    assert measured["recall@500"] == pytest.approx(0.9)
+    assert measured["pages_to_90"] == 451
+    assert measured["pages"] == 600
+    assert measured["recall@1000"] == pytest.approx(1.0)  # the crawl ended at 600: all found
+    assert 0 < measured["p_over_upper"] < 1
+    assert "recall@5000" not in measured  # beyond the budget
+    assert focus(np.zeros(600), web, budget=1_000)["pages_to_90"] == math.inf
+
+
+def test_live_compares_policies_on_the_testbed_in_one_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plot = tmp_path / "curves.png"
+    argv = ["experiment", "live", "--testbed", "800", "--budget", "150", "--repeat", "2"]
+    argv += ["--policies", "bfs", "best-first", "--json", "--plot", str(plot)]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["medians"]) == {"bfs", "best-first"}
+    assert [len(runs) for runs in report["runs"].values()] == [2, 2]
+    for runs in report["runs"].values():
+        for run in runs:  # two measures of one order agree
+            first = min(100, run["pages"])
+            assert run["recall@100"] == pytest.approx(
+                run["harvest@100"] * first / report["relevant"]
+            )
+    for policy, runs in report["runs"].items():  # the median of two: their mean
+        mean = sum(run["p_over_upper"] for run in runs) / 2
+        assert report["medians"][policy]["p_over_upper"] == pytest.approx(mean)
+    assert plot.stat().st_size > 10_000
+
+
+def test_a_ground_truth_without_a_threshold_or_a_served_web_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "seeds.txt").write_text("http://127.0.0.1:9/\n")
+    (tmp_path / "topic.txt").write_text("solar energy\n")
+    (tmp_path / "pages.tsv").write_text("url\trelevance\nhttp://127.0.0.1:9/\t0.5\n")
+    argv = ["experiment", "live", "--ground-truth", str(tmp_path), "--budget", "10"]
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert "threshold.txt" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv, "--truth-threshold", "0.3"])
+    assert stopped.value.code == 2
+    assert "answers: is the web served?" in capsys.readouterr().err
