@@ -61,7 +61,7 @@ class RealSite:
     topic: str  # the topic's text, as a crawl takes it
     seeds: list[str]
     truth: dict[str, float]  # page URL -> relevance (a cosine, 0 to 1)
-    links: dict[str, list[str]]  # page URL -> the site's pages it links to
+    links: dict[str, list[str]]  # page URL -> the site's pages it links to (every page)
     threshold: float = THRESHOLD
     requests: Counter[str] = field(default_factory=Counter)  # path -> requests answered
 
@@ -166,8 +166,8 @@ async def real_site(topic_name: str, *, host: str = "127.0.0.1") -> AsyncIterato
             seeds=[_on(base, url) for url in seeds],
             truth={_on(base, url): relevance for url, relevance in truth.items()},
             links={
-                _on(base, url): [_on(base, target) for target in targets]
-                for url, targets in links.items()
+                _on(base, url): [_on(base, target) for target in links.get(url, [])]
+                for url in truth
             },
             requests=requests,
         )

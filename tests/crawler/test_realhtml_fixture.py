@@ -25,7 +25,7 @@ def depths(site: RealSite) -> dict[str, int]:
     queue = deque(site.seeds)
     while queue:
         url = queue.popleft()
-        for target in site.links.get(url, []):
+        for target in site.links[url]:
             if target not in depth:
                 depth[target] = depth[url] + 1
                 queue.append(target)
@@ -57,7 +57,7 @@ async def test_the_site_serves_every_page_of_the_ground_truth_as_nginx_would() -
     async with real_site("extension-api") as site, aiohttp.ClientSession() as session:
         assert len(site.truth) == 134
         assert site.seeds == [site.base]
-        assert set(site.links) == set(site.truth)  # every page's links were read
+        assert all(site.links.values())  # every page links to another
         assert {file_of(site, url) for url in site.truth} == set(site_files())
         for url in site.truth:
             async with session.get(url, allow_redirects=False) as answer:
