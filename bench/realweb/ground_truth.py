@@ -19,9 +19,10 @@ frequency); a page's relevance to a topic is the cosine of its vector with the t
 A page is relevant at --threshold or above.
 
 Writes OUT/NAME/ for each topic in the testbed's ground-truth format: `pages.tsv` (url,
-relevance), `links.tsv` (src, dst), `seeds.txt` and `topic.txt`, which `crawler
-experiment traversals --graph`, `crawler report --ground-truth`, `bench/focus.py
---ground-truth` and `crawler run --seeds-file --topic-file` read.
+relevance), `links.tsv` (src, dst), `seeds.txt`, `topic.txt` and `threshold.txt`, which
+`crawler experiment live --ground-truth`, `crawler experiment traversals --graph`,
+`crawler report --ground-truth`, `bench/focus.py --ground-truth` and `crawler run
+--seeds-file --topic-file` read.
 """
 
 from __future__ import annotations
@@ -197,7 +198,12 @@ def score(web: Web, topics: dict[str, str]) -> dict[str, dict[str, float]]:
 
 
 def write(
-    directory: Path, web: Web, relevance: dict[str, float], topic: str, same_links: Path | None
+    directory: Path,
+    web: Web,
+    relevance: dict[str, float],
+    topic: str,
+    same_links: Path | None,
+    threshold: float,
 ) -> None:
     """The testbed's ground-truth format (testbed.server.Testbed.write_ground_truth).
     The link graph is the same for every topic: `same_links`, if given, is a links.tsv
@@ -220,6 +226,7 @@ def write(
                     links.write(f"{source}\t{target}\n")
     (directory / "seeds.txt").write_text("\n".join(web.seeds) + "\n")
     (directory / "topic.txt").write_text(topic + "\n")
+    (directory / "threshold.txt").write_text(f"{threshold}\n")  # relevant from here
 
 
 def main() -> None:
@@ -245,7 +252,7 @@ def main() -> None:
     )
     first: Path | None = None
     for name, by_url in score(web, topics).items():
-        write(out / name, web, by_url, topics[name], first)
+        write(out / name, web, by_url, topics[name], first, args.threshold)
         first = first or out / name / "links.tsv"
         values = np.round(np.fromiter(by_url.values(), dtype=np.float64), 4)  # as written
         relevant = int((values >= args.threshold).sum())

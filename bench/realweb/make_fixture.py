@@ -113,7 +113,7 @@ def main() -> None:
     first: Path | None = None
     for name, by_url in score(web, TOPICS).items():
         directory = args.out / "truth" / name
-        write(directory, web, by_url, TOPICS[name], first)
+        write(directory, web, by_url, TOPICS[name], first, args.threshold)
         first = first or directory / "links.tsv"
         relevant = {u: v for u, v in by_url.items() if round(v, 4) >= args.threshold}  # as written
         by_depth = Counter(depth[url] for url in relevant)
