@@ -4,7 +4,8 @@ directory, reached on a unix socket only; a fresh database per test.
 Where the server cannot be started the tests that need it are skipped with what to
 install, except where CRAWLER_REQUIRE_DEPLOY_TOOLS is set (as `.ci/run` sets it). initdb
 refuses to run as root: as root, the server runs as the `postgres` system user that
-Debian's package creates.
+Debian's package creates. `bench/cluster.py` starts its server here too, without pytest:
+it passes its own `unavailable`.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
+from typing import NoReturn
 
 INSTALL_HINT = "apt-get install postgresql; pip install asyncpg"
 SYSTEM_USER = "postgres"
@@ -36,23 +36,15 @@ class PostgresServer:
     def url(self, database: str) -> str:
         return f"postgresql+asyncpg://postgres@/{database}?host={self.socket_dir}&port={self.port}"
 
+    def client(self, program: str, *arguments: str) -> list[str]:
+        """The command line of one of the server's client programs (psql, pgbench)
+        connecting to it."""
+        socket_options = ["-h", str(self.socket_dir), "-p", str(self.port), "-U", "postgres"]
+        return [_binary(program), *socket_options, *arguments]
+
     def psql(self, sql: str, database: str = "postgres") -> str:
         result = subprocess.run(
-            [
-                _binary("psql"),
-                "-h",
-                str(self.socket_dir),
-                "-p",
-                str(self.port),
-                "-U",
-                "postgres",
-                "-d",
-                database,
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-Atc",
-                sql,
-            ],
+            self.client("psql", "-d", database, "-v", "ON_ERROR_STOP=1", "-Atc", sql),
             capture_output=True,
             text=True,
             timeout=60,
@@ -67,7 +59,9 @@ class PostgresServer:
         return self.url(name)
 
 
-def unavailable(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
+    import pytest  # here: the benchmark imports this module without pytest
+
     message = f"PostgreSQL tests need a server: {reason} ({INSTALL_HINT})"
     if os.environ.get("CRAWLER_REQUIRE_DEPLOY_TOOLS"):
         pytest.fail(message + "; CRAWLER_REQUIRE_DEPLOY_TOOLS is set")
@@ -95,7 +89,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server() -> Iterator[PostgresServer]:
+def running_server(
+    unavailable: Callable[[str], NoReturn] = unavailable,
+) -> Iterator[PostgresServer]:
     try:
         import asyncpg  # noqa: F401
     except ImportError:
