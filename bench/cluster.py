@@ -23,10 +23,11 @@ ratios against N = 1 of the same mode, in the same benchmark. Measured per run:
   from the byte it had reached when the run started), robots.txt included, over the
   pages; beside it the daemons' own count (`crawler_requests_total`), and lines logged
   while no daemon ran (other users of the same nginx; 0 when the log is the run's
-  alone); requests for a URL asked already in the run ("repeated");
+  alone); requests for a URL asked already in the run ("repeated"), and for robots.txt;
 - hand-overs: hosts claimed (`crawler_host_leases_claimed_total`, scraped from every
   daemon's metrics port each second) beyond the first claim of each host (the rows of
-  `host_leases`); the seconds each daemon waited for its first host;
+  `host_leases`); the seconds each daemon waited for its first host; the busiest
+  daemon's share of the pages;
 - CPU seconds a page of the daemons (their rusage), of PostgreSQL (the postmaster's
   process tree, the backends it reaped included) and of nginx (its master and worker),
   and the machine's busy cores over the run (/proc/stat): the rest is other work.
@@ -89,7 +90,7 @@ FAST_FLAGS = ("--delay", "0", "--concurrency", "32", "--per-host-concurrency", "
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 GRACE = 60.0  # seconds a daemon may run past its --duration before it is stopped
 SCRAPE_EVERY = 1.0
-IDLE_GAP = 2.0  # seconds before each run in which no daemon runs: the log's other users
+IDLE_GAP = 1.0  # seconds before each run in which no daemon runs: the log's other users
 # sentinels in the compiled statements, replaced by pgbench variables
 OWNER, NOW, UNTIL = "sentinel-owner", 1111111111.5, 2222222222.5
 
@@ -137,6 +138,12 @@ def handovers(claimed: Sequence[int], hosts_leased: int) -> int:
     return max(sum(claimed) - hosts_leased, 0)
 
 
+def top_share(pages_by_daemon: Sequence[int]) -> float | None:
+    """The busiest daemon's share of the pages the daemons visited."""
+    total = sum(pages_by_daemon)
+    return max(pages_by_daemon) / total if total else None
+
+
 def median(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return statistics.median(present) if present else None
@@ -156,7 +163,9 @@ SUMMARY_FIELDS = (
     "own_requests_per_page",
     "foreign_requests",
     "repeated_requests",
+    "robots_requests",
     "handovers",
+    "top_share",
     "first_claim_max_s",
     "idle_daemons",
     "daemon_cpu_ms_per_page",
@@ -500,6 +509,7 @@ def log_lines(log: Path, start: int, end: int) -> list[str]:
 
 def crawl_once(server: Any, args: argparse.Namespace, mode: str, n: int) -> dict[str, Any]:
     """N daemons crawl the real web into a fresh database; what it cost."""
+    began = time.monotonic()
     url = server.new_database()
     db = database_name(url)
     log = args.realweb / "logs" / "access.log"
@@ -558,6 +568,7 @@ def crawl_once(server: Any, args: argparse.Namespace, mode: str, n: int) -> dict
         "first_claim_max_s": max((d.first_claim or wall) for d in daemons),
         "daemon_pages": [crawl["by_daemon"].get(d.name, 0) for d in daemons],
         "idle_daemons": sum(1 for d in daemons if not crawl["by_daemon"].get(d.name)),
+        "top_share": top_share([crawl["by_daemon"].get(d.name, 0) for d in daemons]),
         "exit_codes": [d.exit_code for d in daemons],
         "stops": stops,
         "log_problems": [
@@ -569,6 +580,7 @@ def crawl_once(server: Any, args: argparse.Namespace, mode: str, n: int) -> dict
         **{f"{part}_cpu_ms_per_page": 1000 * cpu[part] / pages for part in CPU_PARTS},
         **{f"{part}_cores": cpu[part] / span for part in (*CPU_PARTS, "busy")},
     }
+    result["run_seconds"] = time.monotonic() - began  # the run's database and pauses too
     if any(code != 0 for code in result["exit_codes"]) or any(
         stop != "stopped: duration" for stop in stops
     ):
@@ -620,20 +632,24 @@ def print_crawl(args: argparse.Namespace, runs: dict[str, dict[int, list[dict[st
                     fmt(row["late_speedup"], 2),
                     fmt(row["requests_per_page"], 3),
                     fmt(row["repeated_requests"], 0),
+                    fmt(row["robots_requests"], 0),
                     fmt(row["handovers"], 0),
+                    fmt(row["top_share"], 2),
                     fmt(row["first_claim_max_s"], 0),
                     fmt(row["idle_daemons"], 0),
                     "+".join(fmt(row[f"{part}_cpu_ms_per_page"], 2) for part in CPU_PARTS),
                     "/".join(fmt(row[f"{part}_cores"], 2) for part in (*CPU_PARTS, "busy")),
                 ]
             )
-    header = "mode N pages pages/s x1 late/s x1 req/page repeated hand-overs"
+    header = "mode N pages pages/s x1 late/s x1 req/page repeated robots hand-overs top-share"
     header += " first-host-s idle CPU-ms/page:d+pg+nginx cores:d/pg/nginx/busy"
     print_table(header.split(), rows)
     print(
         "pages: distinct HTML pages stored with 200; pages/s over the fetching window, late/s "
         "over its second half; x1: against N = 1; req/page: nginx's log lines (robots.txt "
-        "included) a page; repeated: requests for a URL asked before in the run; first-host-s: "
+        "included) a page; repeated: requests for a URL asked before in the run (robots.txt "
+        "aside; robots: its requests); top-share: the busiest daemon's share of the pages; "
+        "first-host-s: "
         "the longest a daemon waited for its first host (the run's length if it got none); "
         "idle: daemons that stored no page; cores: CPU seconds a second of the run"
     )
@@ -1070,15 +1086,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         "command": command(args),
         "settings": vars(args) | {"realweb": str(args.realweb), "json": str(args.json)},
     }
+    started = time.monotonic()
     with postgres() as server:
         if "model" in args.parts:
             model = run_model(server, args, results)
+            results["model_seconds"] = time.monotonic() - started
         if "crawl" in args.parts:
             runs = run_crawls(server, args, results)
+    results["seconds"] = time.monotonic() - started
     if "crawl" in args.parts:
         results["summary"] = print_crawl(args, runs)
     if "model" in args.parts:
         results["lease_model"] = [vars(r) for r in print_model(args, model)]
+    print(f"\n(the benchmark took {results['seconds'] / 60:.1f} minutes)")
     write_json(args, results)
 
 

@@ -58,6 +58,12 @@ def test_hand_overs_are_the_claims_beyond_each_hosts_first(cluster: ModuleType) 
     assert cluster.handovers([0, 0], 0) == 0
 
 
+def test_the_busiest_daemons_share(cluster: ModuleType) -> None:
+    assert cluster.top_share([300, 100]) == 0.75
+    assert cluster.top_share([0, 0, 50, 0]) == 1.0
+    assert cluster.top_share([0, 0]) is None
+
+
 def test_medians_and_ratios_against_the_fewest_daemons(cluster: ModuleType) -> None:
     def run(pages_per_second: float, daemon_ms: float) -> dict[str, float]:
         return {
