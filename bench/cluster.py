@@ -603,7 +603,9 @@ def run_crawls(
             brief = {k: v for k, v in result.items() if k != "tails"}
             print(json.dumps({"run": index, **brief}), file=sys.stderr, flush=True)
             if "tails" in result:
-                print(f"odd stop: {json.dumps(result['tails'])}", file=sys.stderr, flush=True)
+                # an exit code, or a stop before --duration (the web crawled to its end)
+                ended = json.dumps(result["tails"])
+                print(f"not stopped by --duration: {ended}", file=sys.stderr, flush=True)
             results["crawl"] = runs
             write_json(args, results)
     return runs
