@@ -6,6 +6,8 @@ install, except where CRAWLER_REQUIRE_DEPLOY_TOOLS is set (as `.ci/run` sets it)
 refuses to run as root: as root, the server runs as the `postgres` system user that
 Debian's package creates. A server made with a password asks it of every connection
 (scram-sha-256), as the official image's server does of connections from other hosts.
+`bench/cluster.py` starts its server here too, without pytest: it passes its own
+`unavailable`.
 """
 
 from __future__ import annotations
@@ -18,11 +20,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
+from typing import NoReturn
 
 INSTALL_HINT = "apt-get install postgresql; pip install asyncpg"
 SYSTEM_USER = "postgres"
@@ -38,23 +39,15 @@ class PostgresServer:
     def url(self, database: str) -> str:
         return f"postgresql+asyncpg://postgres@/{database}?host={self.socket_dir}&port={self.port}"
 
+    def client(self, program: str, *arguments: str) -> list[str]:
+        """The command line of one of the server's client programs (psql, pgbench)
+        connecting to it."""
+        socket_options = ["-h", str(self.socket_dir), "-p", str(self.port), "-U", "postgres"]
+        return [_binary(program), *socket_options, *arguments]
+
     def psql(self, sql: str, database: str = "postgres") -> str:
         result = subprocess.run(
-            [
-                _binary("psql"),
-                "-h",
-                str(self.socket_dir),
-                "-p",
-                str(self.port),
-                "-U",
-                "postgres",
-                "-d",
-                database,
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-Atc",
-                sql,
-            ],
+            self.client("psql", "-d", database, "-v", "ON_ERROR_STOP=1", "-Atc", sql),
             capture_output=True,
             text=True,
             timeout=60,
@@ -70,7 +63,9 @@ class PostgresServer:
         return self.url(name)
 
 
-def unavailable(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
+    import pytest  # here: the benchmark imports this module without pytest
+
     message = f"PostgreSQL tests need a server: {reason} ({INSTALL_HINT})"
     if os.environ.get("CRAWLER_REQUIRE_DEPLOY_TOOLS"):
         pytest.fail(message + "; CRAWLER_REQUIRE_DEPLOY_TOOLS is set")
@@ -98,7 +93,10 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(password: str | None = None) -> Iterator[PostgresServer]:
+def running_server(
+    password: str | None = None,
+    unavailable: Callable[[str], NoReturn] = unavailable,
+) -> Iterator[PostgresServer]:
     try:
         import asyncpg  # noqa: F401
     except ImportError:

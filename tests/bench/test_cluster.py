@@ -1,0 +1,122 @@
+"""The cluster benchmark's own arithmetic (`bench/cluster.py`): nginx's log counted, the
+hand-overs, medians and ratios, and the model of the leases' limit; and the statements
+it gives pgbench are the project's own. Nothing here is timed."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from crawler.engine.leases import TICKS_PER_LEASE
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "cluster.py"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_cluster", SCRIPT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def line(host: str, path: str, status: int = 200) -> str:
+    stamp = "[23/Nov/2026:09:24:36 +0000]"
+    return f'127.0.0.1 {stamp} {host} "GET {path} HTTP/1.1" {status} 3927 0.000'
+
+
+def test_the_log_counts_requests_robots_and_urls_asked_again(cluster: ModuleType) -> None:
+    lines = [
+        line("127.0.0.11", "/robots.txt"),
+        line("127.0.0.12", "/robots.txt"),
+        line("127.0.0.11", "/a.html"),
+        line("127.0.0.11", "/dir", 301),
+        line("127.0.0.11", "/dir/"),
+        line("127.0.0.12", "/a.html"),  # another host's page of the same path
+        line("127.0.0.11", "/a.html"),  # asked again
+        line("127.0.0.11", "/robots.txt"),  # robots.txt again is not a page again
+        line("127.0.0.11", "/gone.html", 404),
+        "a line nginx did not write",
+    ]
+    counts = cluster.count_log(lines)
+    assert counts.requests == 9
+    assert counts.statuses == {"200": 7, "301": 1, "404": 1}
+    assert counts.robots == 3
+    assert counts.repeated == 1
+
+
+def test_hand_overs_are_the_claims_beyond_each_hosts_first(cluster: ModuleType) -> None:
+    assert cluster.handovers([8], 8) == 0  # one daemon took every host once
+    assert cluster.handovers([8, 4, 2], 8) == 6  # six hosts went to a second holder
+    assert cluster.handovers([0, 0], 0) == 0
+
+
+def test_the_busiest_daemons_share(cluster: ModuleType) -> None:
+    assert cluster.top_share([300, 100]) == 0.75
+    assert cluster.top_share([0, 0, 50, 0]) == 1.0
+    assert cluster.top_share([0, 0]) is None
+
+
+def test_medians_and_ratios_against_the_fewest_daemons(cluster: ModuleType) -> None:
+    def run(pages_per_second: float, daemon_ms: float) -> dict[str, float]:
+        return {
+            "pages_per_second": pages_per_second,
+            "late_pages_per_second": pages_per_second / 2,
+            "daemon_cpu_ms_per_page": daemon_ms,
+            "postgres_cpu_ms_per_page": 1.0,
+        }
+
+    one = cluster.summarize([run(10, 3), run(30, 5), run(20, 4)])
+    two = cluster.summarize([run(40, 9), run(30, 7)])
+    assert one["runs"] == 3
+    assert one["pages_per_second"] == 20
+    assert two["pages_per_second"] == 35
+    assert two["pages"] is None
+    rows = cluster.with_ratios({2: two, 1: one})
+    assert list(rows) == [1, 2]
+    assert rows[1]["speedup"] == 1.0
+    assert rows[2]["speedup"] == pytest.approx(35 / 20)
+    assert rows[2]["late_speedup"] == pytest.approx(35 / 20)
+    assert rows[2]["cpu_ratio"] == pytest.approx((8 + 1) / (4 + 1))
+
+
+def test_the_model_asks_a_tick_of_each_daemon_every_quarter_lease(cluster: ModuleType) -> None:
+    assert TICKS_PER_LEASE == 4  # the model's premise; docs/cluster.md says so too
+    assert cluster.ticks_needed(100, 60.0) == pytest.approx(100 * 4 / 60)
+    intercept, slope = cluster.fit_line([(100_000, 0.2), (1_000_000, 1.1)])
+    assert slope == pytest.approx(1e-6)
+    assert intercept == pytest.approx(0.1)
+    assert cluster.fit_line([(10, 2.0)]) == (0.0, 0.2)
+    rows = cluster.lease_model((0.1, 1e-6), [100_000, 1_000_000], daemons=100, lease_seconds=60.0)
+    small, large = rows
+    assert small.tick_cpu_s == pytest.approx(0.2)
+    assert small.ticks_per_second == pytest.approx(100 * 4 / 60)
+    assert small.cores_needed == pytest.approx(100 * 4 / 60 * 0.2)
+    # a core serves the daemons whose ticks fill one CPU second a second
+    assert small.daemons_per_core == pytest.approx(1 / (4 / 60 * 0.2))
+    assert large.cores_needed == pytest.approx(100 * 4 / 60 * 1.1)
+    assert large.daemons_per_core < small.daemons_per_core
+
+
+def test_pgbench_runs_the_projects_claim_and_renewal(cluster: ModuleType) -> None:
+    claim = cluster.claim_script(3)
+    assert "FOR UPDATE SKIP LOCKED" in claim
+    assert "LIMIT 3" in claim
+    assert "UPDATE host_leases SET owner='claimer-' || :client_id, expires_at=:now" in claim
+    assert claim.startswith("SELECT extract(epoch FROM clock_timestamp()) AS now \\gset\n")
+    assert "sentinel" not in claim
+    assert str(cluster.NOW) not in claim
+    renew = cluster.renew_script(100)
+    assert renew.startswith("\\set d random(0, 99)\n")
+    assert "WHERE host_leases.owner = 'holder-' || :d" in renew
+    statements = cluster.tick_statements("holder-5")
+    assert statements[0].startswith("UPDATE host_leases SET expires_at=")
+    assert any("count(distinct(urls.host))" in sql for sql in statements)
+    assert any("SKIP LOCKED" in sql for sql in statements)
