@@ -11,7 +11,8 @@ quarter of the lease) a tick, in one transaction:
   memory);
 - gives up the hosts with nothing queued and nothing in flight, and those beyond this
   daemon's share when others run (the hosts with queued URLs over the daemons alive),
-  each free from the end of its politeness delay;
+  each free from the end of its politeness delay; a host beyond the share with visits
+  in flight takes no new visit (it drains) and is given up by a tick that finds it idle;
 - claims hosts with queued URLs up to the share: never leased ones, then free ones;
 - counts the URLs queued for the hosts held (the frontier refills from them; other
   daemons add URLs to these hosts too) and whether any URL is queued anywhere (a daemon
@@ -78,6 +79,10 @@ class HostLeases:
         self.claimed = 0  # hosts claimed, ever: hand-overs included
         self.started_at = wall_clock()
         self._ticking: set[str] | None = None  # during a tick: the hosts it keeps for sure
+        # held beyond this daemon's share but busy: no new visit starts there, and the
+        # next tick that finds them idle gives them up (a busy host is never given up,
+        # and a host crawled fast is nearly always busy)
+        self.draining: set[str] = set()
 
     @property
     def interval(self) -> float:
@@ -94,6 +99,8 @@ class HostLeases:
         """Whether a visit to `host` may start: held, with half its lease left at least,
         and not a host a tick under way may give up (one without visits when it began)."""
         if self._ticking is not None and host not in self._ticking:
+            return False
+        if host in self.draining:
             return False
         expires = self.expires.get(host)
         return expires is not None and self.wall_clock() < expires - self.lease_seconds / 2
@@ -130,7 +137,12 @@ class HostLeases:
                 share = math.ceil(wanted / max(alive, 1))
                 give_up = {h for h in held if h not in queued and h not in busy}
                 spare = sorted(h for h in held - give_up if h not in busy)
-                give_up.update(spare[: max(len(held) - len(give_up) - share, 0)])
+                excess = max(len(held) - len(give_up) - share, 0)
+                give_up.update(spare[:excess])
+                # the rest of the excess is busy: the hosts with the fewest URLs left
+                # stop taking visits, to be given up once idle
+                busy_held = sorted(held - give_up - set(spare), key=lambda h: (queued.get(h, 0), h))
+                draining = set(busy_held[: max(excess - len(spare), 0)])
                 await storage.release_hosts(
                     connection, self.daemon_id, {h: now + self.cooldown(h) for h in give_up}
                 )
@@ -149,6 +161,7 @@ class HostLeases:
         finally:
             self._ticking = None
         change.lost |= give_up
+        self.draining = draining
         self.expires = dict.fromkeys(held, until)
         self.claimed += len(change.claimed)
         change.queued = {host: count for host, count in queued.items() if host in held}
