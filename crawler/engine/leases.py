@@ -97,7 +97,8 @@ class HostLeases:
 
     def holds(self, host: str) -> bool:
         """Whether a visit to `host` may start: held, with half its lease left at least,
-        and not a host a tick under way may give up (one without visits when it began)."""
+        not draining, and not a host a tick under way may give up (one without visits
+        when it began)."""
         if self._ticking is not None and host not in self._ticking:
             return False
         if host in self.draining:
