@@ -10,6 +10,7 @@ is not known. Each URL's outcome is decided here, once.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from collections.abc import Callable, Mapping
@@ -59,6 +60,7 @@ class _Trail:
     hops: list[str] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     robots_fetched: list[str] = field(default_factory=list)
+    robots_asking: dict[str, asyncio.Event] = field(default_factory=dict)  # by this visit
 
     def answer(self, response: Response) -> None:
         if response.exchange is not None:
@@ -96,6 +98,8 @@ class Visitor:
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
         # whether this daemon may visit a host: in a shared crawl, only those it holds
         self.holds = holds
+        # hosts whose robots.txt a visit is asking for: set once their rules are stored
+        self._robots_asked: dict[str, asyncio.Event] = {}
 
     async def visit(self, candidate: Candidate) -> Visit:
         """Fetch `candidate`, whose host's turn the dispatcher has taken. The redirect
@@ -106,6 +110,11 @@ class Visitor:
         except BaseException:
             self.fetched.end(trail.hops)
             raise
+        finally:  # an ask that ended without rules (refused, cancelled): others ask again
+            for host, asked in trail.robots_asking.items():
+                if self._robots_asked.get(host) is asked:
+                    del self._robots_asked[host]
+                asked.set()
         return dataclasses.replace(
             visit,
             waited=trail.waited,
@@ -120,16 +129,24 @@ class Visitor:
         taken = True  # the first host's turn, by the dispatcher
         # robots.txt just asked for this host: its rules, or where it redirected
         found: RobotsEntry | URL | None = None
+        asked: asyncio.Event | None = None  # another visit's ask for robots.txt
         while True:
             if isinstance(found, URL):
                 found = await self._follow_robots(host, found, trail)
+            if asked is not None:  # its rules serve this visit too; no turn held meanwhile
+                await asked.wait()
+                asked = None
             async with self.turns.take(host, taken=taken) as turn:
                 taken = False
                 trail.waited += turn.waited
                 await self.hosts.ensure(host)  # read back, if memory had dropped it
                 entry = found or self.robots.get(host, self.wall_clock())
                 found = None
+                if entry is None and host in self._robots_asked:
+                    asked = self._robots_asked[host]
+                    continue  # the turn is given back unused: no request, no delay
                 if entry is None:  # asked in this turn; the page waits for the next
+                    trail.robots_asking[host] = self._robots_asked[host] = asyncio.Event()
                     robots = url.origin().with_path("/robots.txt")
                     try:
                         found = await self._ask_robots(turn, host, robots, trail, first=True)
@@ -246,6 +263,9 @@ class Visitor:
     def _store_robots(self, host: str, status: int | None, body: str | None) -> RobotsEntry:
         entry = self.robots.store(host, status, body, self.wall_clock())
         self.politeness.set_crawl_delay(host, self.robots.crawl_delay(entry))
+        asked = self._robots_asked.pop(host, None)
+        if asked is not None:  # the visits waiting for these rules go on
+            asked.set()
         return entry
 
 

@@ -190,3 +190,23 @@ async def test_a_redirect_waiting_for_its_targets_turn_frees_its_place_to_fetch(
     pages = await collection(db_url)
     assert pages[base + "moved"].final_url == target_base + "landing"
     assert all(pages[base + path[1:]].error is None for path in PAGES)
+
+
+async def test_visits_starting_together_ask_for_a_hosts_robots_txt_once(db_url: str) -> None:
+    """Eight requests a host at once and a slow robots.txt: the visits that start while
+    it is being asked for wait for its answer instead of each asking it again."""
+
+    async def slow_robots(_request: web.Request) -> web.Response:
+        await asyncio.sleep(0.3)
+        return web.Response(text="User-agent: *\nDisallow: /private\n", content_type="text/plain")
+
+    pages = {f"/{i}": html(links()) for i in range(12)}
+    app = site({"/robots.txt": slow_robots, "/private": html(links()), **pages})
+    async with serving(app) as base:
+        seeds = [base + str(i) for i in range(12)] + [base + "private"]
+        summary = await crawl(db_url, seeds, per_host_concurrency=8, concurrency=16, max_pages=20)
+    seen = app[SEEN].paths()
+    assert seen.count("/robots.txt") == 1
+    assert "/private" not in seen  # every visit obeyed the one answer
+    assert sorted(seen.count(f"/{i}") for i in range(12)) == [1] * 12
+    assert summary.stop_reason == "frontier exhausted"
