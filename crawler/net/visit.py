@@ -134,7 +134,9 @@ class Visitor:
             if isinstance(found, URL):
                 found = await self._follow_robots(host, found, trail)
             if asked is not None:  # its rules serve this visit too; no turn held meanwhile
+                waiting_since = self.clock()
                 await asked.wait()
+                trail.waited += self.clock() - waiting_since
                 asked = None
             async with self.turns.take(host, taken=taken) as turn:
                 taken = False
