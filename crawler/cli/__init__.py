@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from crawler import __version__
-from crawler.cli import collection, crawl, report, research, testbed
+from crawler.cli import collection, crawl, experiment, report, research, testbed
 from crawler.cli.crawl import config_from_args
 from crawler.errors import SettingsError, WarcError
 from storage import StorageError
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"crawler {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (crawl, collection, report, research, testbed):
+    for group in (crawl, collection, report, research, experiment, testbed):
         group.add_commands(commands)
     return parser
 

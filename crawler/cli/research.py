@@ -1,4 +1,4 @@
-"""`crawler plan`, `simulate` and `experiment`: the papers' models, outside a crawl."""
+"""`crawler plan` and `simulate`: the papers' models, outside a crawl."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from crawler.errors import ConfigError
-from policies.registry import names
-from policies.traversals import STATES
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -83,66 +81,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     sources.add_argument("--json", action="store_true", help="one JSON object")
 
     sources.set_defaults(handler=_simulate)
-    experiment = commands.add_parser("experiment", help="replay crawls over a known graph")
-    experiments = experiment.add_subparsers(dest="experiment", required=True)
-    traversals = experiments.add_parser(
-        "traversals",
-        help="P / upper bound of repeated traversals of one graph (O'Meara & Patel, Fig. 3)",
-    )
-    traversals.add_argument(
-        "--graph",
-        required=True,
-        help="'testbed' (the testbed's web) or a directory with pages.tsv, links.tsv, seeds.txt",
-    )
-    traversals.add_argument("--pages", type=int, default=5_000, help="the testbed's size")
-    traversals.add_argument("--web-seed", type=int, default=0, help="the testbed's seed")
-    traversals.add_argument("--traversals", type=int, required=True)
-    traversals.add_argument("--policy", required=True, choices=names("traversal"))
-    traversals.add_argument(
-        "--state",
-        choices=STATES,
-        default="discoverer",
-        help="qlearning's state: the discovering page (the paper's) or the link's features",
-    )
-    traversals.add_argument("--gamma", type=float, default=0.5, help="discount")
-    traversals.add_argument("--step", type=float, default=0.5, help="initial step size")
-    traversals.add_argument("--epsilon", type=float, default=0.1, help="initial exploration")
-    traversals.add_argument(
-        "--epsilon-decay", type=float, default=0.9, help="exploration's factor a traversal"
-    )
-    traversals.add_argument("--seed", type=int, default=0)
-    traversals.add_argument("--json", action="store_true", help="one JSON object")
-
-    traversals.set_defaults(handler=_experiment)
-
-    live = experiments.add_parser(
-        "live",
-        help="crawl a web with ground truth once per frontier policy: harvest and recall",
-    )
-    web = live.add_mutually_exclusive_group(required=True)
-    web.add_argument(
-        "--ground-truth",
-        type=Path,
-        help="a served web's ground truth: pages.tsv, seeds.txt, topic.txt (threshold.txt)",
-    )
-    web.add_argument(
-        "--testbed", type=int, metavar="PAGES", help="serve the synthetic web of this size"
-    )
-    live.add_argument("--web-seed", type=int, default=0, help="the synthetic web's seed")
-    policies = names("frontier")
-    live.add_argument("--policies", nargs="+", choices=policies, default=policies)
-    live.add_argument("--budget", type=int, default=1_000, help="pages fetched by each crawl")
-    live.add_argument("--repeat", type=int, default=1, help="crawls per policy, interleaved")
-    live.add_argument(
-        "--truth-threshold",
-        type=float,
-        help="true relevance from which a page counts (default: threshold.txt; 0.4 on the testbed)",
-    )
-    live.add_argument("--concurrency", type=int, default=8)
-    live.add_argument("--per-host-concurrency", type=int, default=1)
-    live.add_argument("--plot", type=Path, help="draw the harvest and recall curves here (PNG)")
-    live.add_argument("--json", action="store_true", help="one JSON object")
-    live.set_defaults(handler=_live)
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -260,111 +198,4 @@ def _simulate(args: argparse.Namespace) -> int:
     else:
         print(f"average reward a period: {result.average_reward:.2f} over {args.periods}")
         print("crawls per source: " + " ".join(str(c) for c in result.crawls_per_source))
-    return 0
-
-
-def _experiment(args: argparse.Namespace) -> int:
-    from crawler.reporting.ground_truth import read_graph
-    from policies.qlearning import LearningSettings
-    from policies.traversals import run_traversals
-    from testbed.graph import web_graph
-    from testbed.web import WebSpec
-
-    try:
-        settings = LearningSettings(
-            gamma=args.gamma,
-            step=args.step,
-            epsilon=args.epsilon,
-            epsilon_decay=args.epsilon_decay,
-        )
-        if args.graph == "testbed":
-            graph = web_graph(WebSpec(pages=args.pages, seed=args.web_seed))
-        else:
-            graph = read_graph(Path(args.graph))
-        if not args.json:
-            print(f"graph: {graph.pages} pages, {graph.links} links, {len(graph.seeds)} seeds")
-        report = run_traversals(
-            graph,
-            args.policy,
-            args.traversals,
-            settings=settings,
-            state=args.state,
-            seed=args.seed,
-            on_traversal=None
-            if args.json
-            else lambda number, ratio: print(f"traversal {number + 1}: P / upper {ratio:.4f}"),
-        )
-    except ValueError as error:  # a ground-truth file's error included
-        raise ConfigError(str(error)) from None
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "policy": report.policy,
-                    "state": args.state if args.policy == "qlearning" else None,
-                    "p_over_upper": report.p_over_upper,
-                    "reachable_pages": report.reachable_pages,
-                    "links": report.links,
-                    "upper_bound": report.upper_bound,
-                }
-            )
-        )
-    return 0
-
-
-def _live(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from crawler.experiments import CrawlSettings, LiveResults, TruthWeb, live_experiment
-
-    for name in ("budget", "repeat", "concurrency", "per_host_concurrency"):
-        if getattr(args, name) < 1:
-            raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
-    settings = CrawlSettings(args.budget, args.concurrency, args.per_host_concurrency)
-
-    def report(policy: str, run: int, measured: dict[str, float]) -> None:
-        if not args.json:
-            figures = "  ".join(f"{key} {value:.3f}" for key, value in measured.items())
-            print(f"run {run + 1} {policy}: {figures}", flush=True)
-
-    async def experiment() -> tuple[LiveResults, str]:
-        if args.ground_truth is not None:
-            web = TruthWeb.read(args.ground_truth, args.truth_threshold)
-            results = await live_experiment(
-                web, args.policies, repeat=args.repeat, settings=settings, on_run=report
-            )
-            return results, f"{args.ground_truth}: {web.topic!r}"
-        from testbed.server import Testbed
-        from testbed.web import WebSpec
-
-        async with Testbed(WebSpec(pages=args.testbed, seed=args.web_seed)) as bed:
-            relevance = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(args.testbed)}
-            threshold = 0.4 if args.truth_threshold is None else args.truth_threshold
-            web = TruthWeb(tuple(bed.seeds), bed.topic, relevance, threshold)
-            results = await live_experiment(
-                web, args.policies, repeat=args.repeat, settings=settings, on_run=report
-            )
-        return results, f"testbed of {args.testbed:,} pages, seed {args.web_seed}"
-
-    results, title = asyncio.run(experiment())
-    medians = results.medians()
-    if args.plot is not None:
-        from crawler.experiments import plot_curves
-
-        plot_curves(results, args.plot, f"{title}, median and range of {args.repeat} runs")
-    if args.json:
-        web = results.web
-        summary = {"topic": web.topic, "relevant": web.relevant, "threshold": web.threshold}
-        print(json.dumps({**summary, "runs": results.runs, "medians": medians}))
-        return 0
-    keys = list(next(iter(medians.values())))
-    print(
-        f"\n{title}: {results.web.relevant} relevant pages, {args.budget} pages a crawl, "
-        f"medians of {args.repeat}"
-    )
-    print(f"{'policy':<12}" + "".join(f"{key:>14}" for key in keys))
-    for policy, values in medians.items():
-        print(f"{policy:<12}" + "".join(f"{values[key]:>14.3f}" for key in keys))
-    if args.plot is not None:
-        print(f"plotted {args.plot}")
     return 0
