@@ -85,10 +85,11 @@ class Checkpoints:
             await self.hosts.restore(connection)
             if self.revisits.settings.enabled:
                 self.revisits.restore(await storage.load_sources(connection))
-            own, _ = await self._load_states(connection, SCORER_STATE)
+            own = await storage.load_learned_state(connection, self._state_name(SCORER_STATE))
             if own is not None:
                 self.scorer.set_state(own)
-            own, _ = await self._load_states(connection, self._frontier_state())
+            name = self._state_name(self._frontier_state())
+            own = await storage.load_learned_state(connection, name)
             if own is not None:
                 self.frontier.policy.set_state(own)
             queued = await storage.count_queued_by_host(connection, self.frontier.owner)
@@ -103,16 +104,12 @@ class Checkpoints:
     def _frontier_state(self) -> str:
         return FRONTIER_STATE.format(policy=self.frontier.policy.name)
 
-    async def _load_states(
-        self, connection: AsyncConnection, name: str
-    ) -> tuple[bytes | None, list[bytes]]:
-        """A model's state as this daemon saved it, and as the crawl's other daemons (and
-        a run of it by one daemon, under the plain name) saved theirs."""
-        if self.daemon_id is None:
-            return await storage.load_learned_state(connection, name), []
+    async def _others_states(self, connection: AsyncConnection, name: str) -> list[bytes]:
+        """A model's state as the crawl's other daemons (and a run of it by one daemon,
+        under the plain name) saved theirs."""
         saved = await storage.load_learned_states(connection, name)
-        own = saved.pop(self._state_name(name), None)
-        return own, list(saved.values())
+        saved.pop(self._state_name(name), None)
+        return list(saved.values())
 
     async def merge_others(self) -> None:
         """Merge into this daemon's models what the crawl's other daemons last saved. A
@@ -122,8 +119,8 @@ class Checkpoints:
             return
         try:
             async with self.db.connect() as connection:
-                _, scorer_states = await self._load_states(connection, SCORER_STATE)
-                _, frontier_states = await self._load_states(connection, self._frontier_state())
+                scorer_states = await self._others_states(connection, SCORER_STATE)
+                frontier_states = await self._others_states(connection, self._frontier_state())
             self.scorer.merge(scorer_states)
             self.frontier.policy.merge(frontier_states)
         except (SQLAlchemyError, OSError, ValueError) as error:
