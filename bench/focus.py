@@ -72,7 +72,7 @@ async def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             for name in args.policies:
                 order = await crawl_order(web, name, settings, Path(scratch))
-                fetched = np.array([web.relevance.get(url, 0.0) for url in order[: args.budget]])
+                fetched = web.truth_of(order, args.budget)
                 results[name].append(focus(fetched, web, args.budget))
                 curves[name].append(harvest_rate(fetched >= web.threshold))
                 if not args.json:

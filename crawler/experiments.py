@@ -51,6 +51,10 @@ class TruthWeb:
     def relevant(self) -> int:
         return sum(value >= self.threshold for value in self.relevance.values())
 
+    def truth_of(self, order: Sequence[str], budget: int) -> np.ndarray:
+        """The true relevance of each of the first `budget` pages of a crawl's order."""
+        return np.array([self.relevance.get(url, 0.0) for url in order[:budget]])
+
     @classmethod
     def read(cls, directory: Path, threshold: float | None = None) -> TruthWeb:
         """A ground-truth directory: pages.tsv, seeds.txt, topic.txt, and threshold.txt
@@ -100,8 +104,7 @@ class LiveResults:
 
     def truth_of(self, order: Sequence[str]) -> np.ndarray:
         """The true relevance of each page in a crawl's order."""
-        relevance = self.web.relevance
-        return np.array([relevance.get(url, 0.0) for url in order[: self.budget]])
+        return self.web.truth_of(order, self.budget)
 
 
 async def crawl_order(
