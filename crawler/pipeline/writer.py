@@ -11,6 +11,8 @@ is committed: a row never points at a record that is not on disk (crawler.pipeli
 Group commit: each transaction takes everything queued when it starts, so batches grow
 by themselves while the database is busy, and an idle writer adds no delay (the
 frontier waits for these commits, so their latency decides how fresh its choices are).
+The transactions run on a loop of their own (crawler.pipeline.write_loop), not between
+the crawl's parsing and fetching.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.net.exchange import Exchange
 from crawler.pipeline.warc_files import CaptureGroup, WarcArchive, Written
+from crawler.pipeline.write_loop import WriteLoop
 from policies import Candidate, LinkContext
 
 log = logging.getLogger(__name__)
@@ -129,19 +132,23 @@ class StorageWriter:
         self._queue.put_nowait(None)
 
     async def run(self) -> None:
-        closed = False
-        while not closed:
-            first = await self._queue.get()
-            if first is None:
-                break
-            batch: list[WriteItem] = [first]
-            while len(batch) < self.batch_size and not self._queue.empty():
-                item = self._queue.get_nowait()
-                if item is None:
-                    closed = True
+        self._write_loop = WriteLoop(self.engine)
+        try:
+            closed = False
+            while not closed:
+                first = await self._queue.get()
+                if first is None:
                     break
-                batch.append(item)
-            await self._write(batch)
+                batch: list[WriteItem] = [first]
+                while len(batch) < self.batch_size and not self._queue.empty():
+                    item = self._queue.get_nowait()
+                    if item is None:
+                        closed = True
+                        break
+                    batch.append(item)
+                await self._write(batch)
+        finally:
+            await self._write_loop.close()
 
     async def _write(self, batch: list[WriteItem]) -> None:
         pages = [item for item in batch if isinstance(item, PageWrite)]
@@ -152,24 +159,31 @@ class StorageWriter:
             for index, page in enumerate(pages)
             if page.record is not None
         ]
+
+        async def transaction(
+            engine: AsyncEngine,
+        ) -> tuple[dict[str, int], list[storage.QueuedUrl]]:
+            async with engine.begin() as connection:
+                await storage.record_fetches(connection, records)
+                # before the links: a target linked in the same batch is not queued
+                dropped = await storage.mark_reached(
+                    connection, [hop for page in pages for hop in page.reached]
+                )
+                new_urls = await storage.add_urls(
+                    connection, [link for page in pages for link in page.links]
+                )
+                for state in states:
+                    await storage.save_hosts(connection, state.hosts)
+                    await storage.save_sources(connection, state.sources)
+                    await storage.add_timeline(connection, state.timeline)
+                    for name, blob in state.learned.items():
+                        await storage.save_learned_state(connection, name, blob)
+                await storage.save_warc_files(connection, written.committed)
+            return dropped, new_urls
+
         for attempt in itertools.count(1):
             try:
-                async with self.engine.begin() as connection:
-                    await storage.record_fetches(connection, records)
-                    # before the links: a target linked in the same batch is not queued
-                    dropped = await storage.mark_reached(
-                        connection, [hop for page in pages for hop in page.reached]
-                    )
-                    new_urls = await storage.add_urls(
-                        connection, [link for page in pages for link in page.links]
-                    )
-                    for state in states:
-                        await storage.save_hosts(connection, state.hosts)
-                        await storage.save_sources(connection, state.sources)
-                        await storage.add_timeline(connection, state.timeline)
-                        for name, blob in state.learned.items():
-                            await storage.save_learned_state(connection, name, blob)
-                    await storage.save_warc_files(connection, written.committed)
+                dropped, new_urls = await self._write_loop.run(transaction)
                 break
             except SQLAlchemyError as error:
                 if storage.is_transient(error) and attempt < TRANSIENT_RETRIES:
