@@ -33,6 +33,10 @@ from crawler.telemetry.metrics import CrawlerMetrics
 
 log = logging.getLogger(__name__)
 
+# pages a worker process is given at once: while the crawl's process scores one, the
+# worker analyses the next
+SERVERS_PER_WORKER = 2
+
 
 class Processing:
     def __init__(
@@ -97,11 +101,13 @@ class Processing:
     async def run(self, *, fetching: Callable[[], int]) -> None:
         """Serve the queue with c servers until it is closed; `fetching` counts the visits
         in flight."""
+        tasks = self.servers if self.analysis is None else SERVERS_PER_WORKER * self.servers
         async with asyncio.TaskGroup() as servers:
-            for number in range(self.servers):
-                servers.create_task(self._server(fetching), name=f"processor-{number}")
+            for number in range(tasks):
+                worker = number % self.servers
+                servers.create_task(self._server(fetching, worker), name=f"processor-{number}")
 
-    async def _server(self, fetching: Callable[[], int]) -> None:
+    async def _server(self, fetching: Callable[[], int], worker: int) -> None:
         while True:
             waiting = self.clock()
             visit = await self._responses.get()
@@ -114,7 +120,7 @@ class Processing:
             place = self._taken
             self._taken += 1
             try:
-                outcome, relevance = await self._serve(visit, place)
+                outcome, relevance = await self._serve(visit, place, worker)
                 self._observe(visit, outcome, relevance)
                 self.pool.departure(
                     visit.candidate.host,
@@ -128,7 +134,7 @@ class Processing:
                 self._room.clear()
                 self.wake.set()  # the pool may want more fetchers now
 
-    async def _serve(self, visit: Visit, place: int) -> tuple[Outcome, float | None]:
+    async def _serve(self, visit: Visit, place: int, worker: int) -> tuple[Outcome, float | None]:
         try:
             job = self.processor.analysis_job(visit)
             if self.analysis is None:
@@ -142,9 +148,10 @@ class Processing:
                 if job is not None:
                     self.metrics.pages_analysed.labels(where="workers").inc()
                     with contextlib.suppress(*UNREADABLE):
-                        analysis = await self.analysis.analyze(job)
+                        analysis = await self.analysis.analyze(job, worker)
                 await self._wait_for_turn(place)
                 processed = self.processor.finish(visit, analysis)
+                self.analysis.remember(link.url for link in processed.write.links)
         except BrokenProcessPool:  # a worker died (killed, out of memory): stop loudly
             raise
         except Exception:  # recorded as this URL's outcome; the crawl goes on

@@ -4,10 +4,14 @@ processes; the processor keeps the stateful rest in the crawl's process (the TF-
 model's document frequencies and feedback, link estimates, scope), so the learned state
 has one owner and the workers count terms only, with the stateless hashing counter.
 
-With one processor there is no pool: the page is analysed on the event loop, as the
-papers' single indexing server. Workers are separate processes (spawned, so that no
-thread of the event loop's process is copied into them); each keeps its own cache of
-resolved links.
+Without workers the page is analysed on the event loop, as the papers' single indexing
+server. Workers are separate processes (spawned, so that no thread of the event loop's
+process is copied into them); each keeps its own cache of resolved links and its own
+memory of the links known to the crawl (`KnownUrls`), told with each page the links the
+crawl's process handed to storage since that worker's last page (`remember`). So a
+worker leaves out the links the crawl knows before it reads or counts them, as the
+event loop does: on a real site most of a page's links are known. A link made known
+while a worker's page was under way is left out by the processor afterwards.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from crawler.net.urls import LinkResolver
+from crawler.net.urls import KnownUrls, LinkResolver
 from crawler.pipeline.parse import PageAnalysis, analyze
 from policies import TermCounter
 
@@ -37,6 +42,7 @@ class AnalysisJob:
 
 _counter: TermCounter | None = None  # a worker's own, set when it starts
 _resolver = LinkResolver()  # a worker's own cache of resolved links
+_known = KnownUrls()  # a worker's own memory of the links known to the crawl
 ORPHAN_CHECK_SECONDS = 1.0  # how often a worker looks whether its crawl still runs
 
 
@@ -54,9 +60,10 @@ def _exit_when_orphaned(crawl: int) -> None:
     os._exit(0)
 
 
-def _analyze_in_worker(job: AnalysisJob) -> PageAnalysis:
+def _analyze_in_worker(job: AnalysisJob, newly_known: list[str]) -> PageAnalysis:
     assert _counter is not None, "the worker was started without a counter"
-    # the links known to the crawl are left out by the processor, which knows them
+    for url in newly_known:
+        _known.add(url)
     return analyze(
         job.body,
         url=job.url,
@@ -64,28 +71,45 @@ def _analyze_in_worker(job: AnalysisJob) -> PageAnalysis:
         x_robots_tag=job.x_robots_tag,
         counter=_counter,
         resolver=_resolver,
+        known=_known,
     )
 
 
 class AnalysisPool:
-    """`workers` processes analysing pages; `analyze` raises what `parse.analyze` raises."""
+    """`workers` processes analysing pages, each its pages in the order given;
+    `analyze` raises what `parse.analyze` raises."""
 
     def __init__(self, workers: int, counter: TermCounter) -> None:
-        if workers < 2:
-            raise ValueError("a pool of analysis workers needs at least 2 of them")
+        if workers < 1:
+            raise ValueError("a pool of analysis workers needs at least 1 of them")
         self.workers = workers
-        self._executor = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker,
-            initargs=(counter, os.getpid()),
-        )
+        spawn = multiprocessing.get_context("spawn")
+        self._executors = [
+            ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=spawn,
+                initializer=_start_worker,
+                initargs=(counter, os.getpid()),
+            )
+            for _ in range(workers)
+        ]
+        self._unsent: list[list[str]] = [[] for _ in range(workers)]  # known, by worker
 
-    async def analyze(self, job: AnalysisJob) -> PageAnalysis:
+    def remember(self, urls: Iterable[str]) -> None:
+        """Links handed to storage: every worker leaves them out from its next page on."""
+        urls = list(urls)
+        for unsent in self._unsent:
+            unsent.extend(urls)
+
+    async def analyze(self, job: AnalysisJob, worker: int = 0) -> PageAnalysis:
+        newly_known, self._unsent[worker] = self._unsent[worker], []
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, _analyze_in_worker, job)
+        return await loop.run_in_executor(
+            self._executors[worker], _analyze_in_worker, job, newly_known
+        )
 
     def close(self) -> None:
         """Stop the workers once the page each is analysing is done; pages not begun
         are not analysed."""
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        for executor in self._executors:
+            executor.shutdown(wait=True, cancel_futures=True)

@@ -81,6 +81,7 @@ async def test_pages_analysed_in_workers_score_as_on_the_event_loop() -> None:
             job = there.analysis_job(visit)
             assert job is not None
             pooled = there.finish(visit, await pool.analyze(job))
+            pool.remember(link.url for link in pooled.write.links)  # as the crawl does
             assert pooled.relevance == inline.relevance
             assert pooled.write.links == inline.write.links  # URLs, depths, estimates
             assert pooled.write.record == inline.write.record
@@ -89,3 +90,34 @@ async def test_pages_analysed_in_workers_score_as_on_the_event_loop() -> None:
         pool.close()
     assert here.scorer.get_state() == there.scorer.get_state()
     assert len(scores) > 30  # pages that score differently, links estimated differently
+
+
+async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
+    """A worker is told the links handed to storage since its last page, and reads and
+    counts none of them again."""
+    visit = _visits(40)[2]
+    scorer = TopicScorer().fit([TOPIC])
+    job = Processor(
+        scorer=scorer,
+        scope=Scope.of({"127.0.0.1"}, None),
+        store_text=True,
+        relevance_threshold=0.1,
+    ).analysis_job(visit)
+    assert job is not None
+    pool = AnalysisPool(1, scorer.counter_)
+    try:
+        first = await pool.analyze(job)
+        again = await pool.analyze(job)
+        pool.remember([first.links[0].url])
+        after_one = await pool.analyze(job)
+        pool.remember(link.url for link in first.links)
+        after_all = await pool.analyze(job)
+    finally:
+        pool.close()
+    assert len(first.links) >= 3
+    assert again.links == first.links  # nothing remembered: nothing left out
+    assert after_one.links == first.links[1:]
+    assert after_one.known == 1
+    assert after_all.links == ()
+    assert after_all.known == len(first.links)
+    assert after_all.link_counts.shape[0] == 0
