@@ -15,6 +15,7 @@ import numpy as np
 
 from crawler.pipeline.parse import analyze
 from policies import TopicScorer
+from policies.relevance import as_matrix
 from testbed.web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
 
 TRULY_RELEVANT = 0.4
@@ -37,10 +38,11 @@ def main() -> None:
             url=f"http://h/p/{page}",
             charset="utf-8",
             x_robots_tag=None,
-            counter=scorer.counter_,
+            counter=scorer.counter_.hasher,
         )
-        scorer.partial_fit_counts(analysis.page_counts)
-        counts.append(analysis.page_counts)
+        page_counts = as_matrix(analysis.counts, 0, 1)
+        scorer.partial_fit_counts(page_counts)
+        counts.append(page_counts)
     scores = np.array([scorer.score_counts(c)[0] for c in counts])
     kinds = web.kind[pages]
     truth = web.relevance[pages] >= TRULY_RELEVANT

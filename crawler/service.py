@@ -64,7 +64,7 @@ async def run_crawl(
     db = storage.open_engine(config.db)
     archive: WarcArchive | None = None
     processors = config.processors
-    analysis = AnalysisPool(processors, scorer.counter_) if processors > 1 else None
+    analysis = AnalysisPool(processors, scorer.counter_.hasher) if processors > 1 else None
     try:
         await storage.create_schema(db)
         shared = storage.is_shared(db)

@@ -1,22 +1,56 @@
-"""The crawler's models: pure, synchronous, no I/O. They are given the clock and events."""
+"""The crawler's models: pure, synchronous, no I/O. They are given the clock and events.
 
-from policies.ephemeral import Source, simulate, whittle_index, whittle_indices
-from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
-from policies.frontier import BestFirst, BreadthFirst, Candidate, LinkContext, PriorityFrontier
-from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
-from policies.registry import (
-    PolicySpec,
-    frontier_policy_names,
-    make,
-    make_frontier_policy,
-    make_pool_policy,
-    names,
-    pool_policy_names,
-    register,
-    register_frontier_policy,
-    spec,
-)
-from policies.relevance import NotFittedError, TermCounter, TopicScorer, url_words
+The names below load their module on first use (PEP 562), so a process that needs one
+light module (a worker counting terms: `policies.terms`) loads neither SciPy nor
+scikit-learn.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from policies.ephemeral import Source, simulate, whittle_index, whittle_indices
+    from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
+    from policies.frontier import BestFirst, BreadthFirst, Candidate, LinkContext, PriorityFrontier
+    from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
+    from policies.registry import (
+        PolicySpec,
+        frontier_policy_names,
+        make,
+        make_frontier_policy,
+        make_pool_policy,
+        names,
+        pool_policy_names,
+        register,
+        register_frontier_policy,
+        spec,
+    )
+    from policies.relevance import NotFittedError, TermCounter, TopicScorer
+    from policies.terms import url_words
+
+_MODULES = {
+    "ephemeral": ("Source", "simulate", "whittle_index", "whittle_indices"),
+    "fetcher_mdp": ("PoolModel", "PoolPolicy", "relative_value_iteration", "solve_exactly"),
+    "frontier": ("BestFirst", "BreadthFirst", "Candidate", "LinkContext", "PriorityFrontier"),
+    "mm1k": ("StaticPool", "optimal_fetchers", "optimal_traffic"),
+    "registry": (
+        "PolicySpec",
+        "frontier_policy_names",
+        "make",
+        "make_frontier_policy",
+        "make_pool_policy",
+        "names",
+        "pool_policy_names",
+        "register",
+        "register_frontier_policy",
+        "spec",
+    ),
+    "relevance": ("NotFittedError", "TermCounter", "TopicScorer"),
+    "terms": ("url_words",),
+}
+_MODULE_OF = {name: module for module, members in _MODULES.items() for name in members}
 
 __all__ = [
     "BestFirst",
@@ -50,3 +84,16 @@ __all__ = [
     "whittle_index",
     "whittle_indices",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'policies' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"policies.{module}"), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,11 +1,12 @@
 """Relevance of pages and links to a topic: TF-IDF cosine similarity.
 
-Counting terms is stateless (scikit-learn's HashingVectorizer), so it can run in a
-worker process; the inverse document frequencies are learned online from the topic
-documents and every page the crawl sees (`partial_fit`), so a short topic phrase gets
-sensible weights without a background corpus. A page's relevance is the cosine
-similarity of its sublinear TF-IDF vector with the topic's, 0..1. A link's estimate
-blends the similarity of its anchor text and URL words with its parent's relevance.
+Counting terms is stateless (the hashing of scikit-learn's HashingVectorizer, in
+`policies.terms`), so it can run in a worker process; the inverse document frequencies
+are learned online from the topic documents and every page the crawl sees
+(`partial_fit`), so a short topic phrase gets sensible weights without a background
+corpus. A page's relevance is the cosine similarity of its sublinear TF-IDF vector with
+the topic's, 0..1. A link's estimate blends the similarity of its anchor text and URL
+words with its parent's relevance.
 
 A short topic phrase names few of the words its pages use, so links are scored against
 an expanded topic (Rocchio relevance feedback): the phrase plus the centroid of the
@@ -16,97 +17,48 @@ topic as given, so its meaning does not drift during a crawl.
 from __future__ import annotations
 
 import io
-import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Self
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction import FeatureHasher
-from sklearn.feature_extraction.text import HashingVectorizer
 
 from policies.errors import NotFittedError
+from policies.terms import DEFAULT_N_FEATURES, TermCounts, TermHasher
 
-DEFAULT_N_FEATURES = 2**18
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
 DEFAULT_FEEDBACK_WEIGHT = 1.0  # weight of the relevant pages' centroid beside the topic
 FEEDBACK_REFRESH = 20  # relevant pages between recomputations of the expanded topic
 IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew by this much
 LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much
 
-_URL_WORDS = re.compile(r"[A-Za-z]{2,}")
-# ASCII characters outside \w become spaces; the rest (bytes of UTF-8 too) stay
-_ASCII_NON_WORD = bytes(
-    byte if chr(byte).isalnum() or byte == ord("_") or byte >= 128 else ord(" ")
-    for byte in range(256)
-)
-
 
 class TermCounter:
-    """Hashed term counts of texts; stateless and picklable.
-
-    The counts are exactly scikit-learn's `HashingVectorizer`'s (lower case, its token
-    pattern, English stop words, no sign), got more cheaply: the words are split out
-    with `bytes.translate` and `str.split`, and only the distinct words of a text are
-    hashed. A word holding a character beyond ASCII goes through the vectorizer's own
-    tokenizer, as the whole text would.
-    """
+    """Hashed term counts of texts as a SciPy matrix: `policies.terms.TermHasher`'s,
+    which are scikit-learn's `HashingVectorizer`'s. Stateless and picklable."""
 
     def __init__(self, *, n_features: int = DEFAULT_N_FEATURES) -> None:
         self.n_features = n_features
-        self._vectorizer = HashingVectorizer(
-            n_features=n_features,
-            alternate_sign=False,
-            norm=None,
-            stop_words="english",
-            dtype=np.float32,
-        )
-        self._lower = self._vectorizer.build_preprocessor()
-        self._tokenize = self._vectorizer.build_tokenizer()
-        self._stop_words = self._vectorizer.get_stop_words() or frozenset()
-        self._hasher = FeatureHasher(
-            n_features=n_features, input_type="dict", alternate_sign=False, dtype=np.float32
-        )
+        self.hasher = TermHasher(n_features=n_features)
 
     def count(self, texts: Sequence[str]) -> sp.csr_matrix:
-        if len(texts) == 0:  # the hasher cannot transform an empty list
-            return sp.csr_matrix((0, self.n_features), dtype=np.float32)
-        words: dict[str, Counter[str]] = {}  # a text repeated is read once
-        for text in texts:
-            if text not in words:
-                words[text] = self._words(text)
-        return sp.csr_matrix(self._hasher.transform(words[text] for text in texts))
-
-    def _words(self, text: str) -> Counter[str]:
-        """The words of `text` the vectorizer's analyzer finds, with their counts."""
-        text = self._lower(text)
-        try:
-            ascii_split = text.encode().translate(_ASCII_NON_WORD).decode()
-        except UnicodeError:  # a lone surrogate: the tokenizer reads it as it is
-            return self._without_stop_words(Counter(self._tokenize(text)))
-        # each piece lies between characters that end a word, so the tokenizer finds in
-        # it what it finds there in the whole text: an ASCII piece is one word
-        counts = Counter(ascii_split.split())
-        for piece in [piece for piece in counts if len(piece) < 2 or not piece.isascii()]:
-            times = counts.pop(piece)
-            if len(piece) >= 2:
-                for word in self._tokenize(piece):
-                    counts[word] += times
-        return self._without_stop_words(counts)
-
-    def _without_stop_words(self, counts: Counter[str]) -> Counter[str]:
-        for word in self._stop_words.intersection(counts):
-            del counts[word]
-        return counts
+        return as_matrix(self.hasher.count(texts))
 
 
-def url_words(url: str) -> str:
-    """The words of a URL's path and query, for scoring links."""
-    rest = url.split("://", 1)[-1]
-    path = rest.split("/", 1)[1] if "/" in rest else ""
-    return " ".join(_URL_WORDS.findall(path))
+def as_matrix(counts: TermCounts, start: int = 0, stop: int | None = None) -> sp.csr_matrix:
+    """Rows `start` to `stop` of `counts` as a CSR matrix (sharing their memory)."""
+    stop = counts.rows if stop is None else stop
+    indptr = np.frombuffer(counts.indptr, dtype=np.int64)[start : stop + 1]
+    first, last = int(indptr[0]), int(indptr[-1])
+    return sp.csr_matrix(
+        (
+            np.frombuffer(counts.data, dtype=np.float32)[first:last],
+            np.frombuffer(counts.indices, dtype=np.int32)[first:last],
+            indptr - first,
+        ),
+        shape=(stop - start, counts.n_features),
+    )
 
 
 class TopicScorer:

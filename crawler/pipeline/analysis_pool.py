@@ -3,6 +3,7 @@ the links and counting terms (`crawler.pipeline.parse.analyze`) run in a pool of
 processes; the processor keeps the stateful rest in the crawl's process (the TF-IDF
 model's document frequencies and feedback, link estimates, scope), so the learned state
 has one owner and the workers count terms only, with the stateless hashing counter.
+A worker loads neither SciPy nor scikit-learn (`policies.terms`).
 
 Without workers the page is analysed on the event loop, as the papers' single indexing
 server. Workers are separate processes (spawned, so that no thread of the event loop's
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from crawler.net.urls import KnownUrls, LinkResolver
 from crawler.pipeline.parse import PageAnalysis, analyze
-from policies import TermCounter
+from policies.terms import TermHasher
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +41,13 @@ class AnalysisJob:
     x_robots_tag: str | None
 
 
-_counter: TermCounter | None = None  # a worker's own, set when it starts
+_counter: TermHasher | None = None  # a worker's own, set when it starts
 _resolver = LinkResolver()  # a worker's own cache of resolved links
 _known = KnownUrls()  # a worker's own memory of the links known to the crawl
 ORPHAN_CHECK_SECONDS = 1.0  # how often a worker looks whether its crawl still runs
 
 
-def _start_worker(counter: TermCounter, crawl: int) -> None:
+def _start_worker(counter: TermHasher, crawl: int) -> None:
     global _counter
     _counter = counter
     # a crawl killed with SIGKILL cannot stop its workers: they stop themselves, even one
@@ -79,7 +80,7 @@ class AnalysisPool:
     """`workers` processes analysing pages, each its pages in the order given;
     `analyze` raises what `parse.analyze` raises."""
 
-    def __init__(self, workers: int, counter: TermCounter) -> None:
+    def __init__(self, workers: int, counter: TermHasher) -> None:
         if workers < 1:
             raise ValueError("a pool of analysis workers needs at least 1 of them")
         self.workers = workers

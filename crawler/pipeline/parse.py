@@ -15,13 +15,12 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-import scipy.sparse as sp
 from selectolax.lexbor import LexborHTMLParser
 from yarl import URL
 
 from crawler.errors import ContentError
 from crawler.net.urls import BadUrlError, LinkResolver, canonicalize
-from policies import TermCounter, url_words
+from policies.terms import TermCounts, TermHasher, url_words
 
 MAX_LINKS = 5_000  # links kept from one page
 MAX_TEXT_CHARS = 200_000  # text kept from one page
@@ -49,8 +48,7 @@ class PageAnalysis:
     links: tuple[Link, ...]
     noindex: bool
     nofollow: bool
-    page_counts: sp.csr_matrix  # 1 x n_features
-    link_counts: sp.csr_matrix  # len(links) x n_features
+    counts: TermCounts  # the terms of the page (row 0), then of each link
     headings: str = ""  # the title and h1-h2 headings, for the frontier policy
     known: int = 0  # links left out as known: distinct URLs, not in `links`
 
@@ -86,7 +84,7 @@ def analyze(
     url: str,
     charset: str | None,
     x_robots_tag: str | None,
-    counter: TermCounter,
+    counter: TermHasher,
     resolver: LinkResolver | None = None,
     known: Container[str] = frozenset(),
 ) -> PageAnalysis:
@@ -156,8 +154,7 @@ def analyze(
         link_list,
         noindex,
         nofollow,
-        counts[:1],
-        counts[1:],
+        counts,
         headings.strip(),
         len(left_out),
     )

@@ -27,6 +27,7 @@ from crawler.pipeline.analysis_pool import AnalysisJob
 from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
 from crawler.pipeline.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
+from policies.relevance import as_matrix
 
 UNREADABLE = (ContentError, ValueError, UnicodeError)  # a body analyze cannot read
 
@@ -79,7 +80,7 @@ class Processor:
                 url=job.url,
                 charset=job.charset,
                 x_robots_tag=job.x_robots_tag,
-                counter=self.scorer.counter_,
+                counter=self.scorer.counter_.hasher,
                 resolver=self.resolver,
                 known=self.known,
             )
@@ -113,10 +114,11 @@ class Processor:
         contexts: dict[str, LinkContext] = {}
         title = text = None
         if analysis is not None:
-            self.scorer.partial_fit_counts(analysis.page_counts)
-            relevance = float(self.scorer.score_counts(analysis.page_counts)[0])
+            page_counts = as_matrix(analysis.counts, 0, 1)
+            self.scorer.partial_fit_counts(page_counts)
+            relevance = float(self.scorer.score_counts(page_counts)[0])
             if relevance >= self.relevance_threshold:
-                self.scorer.add_feedback(analysis.page_counts)
+                self.scorer.add_feedback(page_counts)
             links = self._new_links(visit, analysis, relevance)
             links_in_scope = len(links)
             if self.scope.allows_depth(visit.candidate.depth + 1):
@@ -175,7 +177,7 @@ class Processor:
         if not analysis.links and not analysis.known:
             return []
         depth = visit.candidate.depth + 1
-        scores = self.scorer.estimate_links(analysis.link_counts, relevance)
+        scores = self.scorer.estimate_links(as_matrix(analysis.counts, 1), relevance)
         parent = visit.candidate.url
         links = []
         for link, score in zip(analysis.links, scores, strict=True):
@@ -191,7 +193,7 @@ class Processor:
         return dataclasses.replace(
             analysis,
             links=tuple(analysis.links[index] for index in keep),
-            link_counts=analysis.link_counts[keep],
+            counts=analysis.counts.take([0, *(index + 1 for index in keep)]),
             known=analysis.known + len(analysis.links) - len(keep),
         )
 

@@ -1,0 +1,68 @@
+"""The standard library's term counts are scikit-learn's, hash for hash."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+from hypothesis import example, given
+from hypothesis import strategies as st
+from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS as SKLEARN_STOP_WORDS
+from sklearn.feature_extraction.text import HashingVectorizer
+
+from policies.relevance import as_matrix
+from policies.terms import ENGLISH_STOP_WORDS, TermHasher
+
+
+def test_the_stop_words_are_scikit_learns() -> None:
+    assert ENGLISH_STOP_WORDS == SKLEARN_STOP_WORDS
+
+
+_WORDS = ["solar", "Energy", "the", "and", "a", "x", "_", "__init__", "42"]
+_BEYOND_ASCII = ["caf\u00e9", "\u00c9T", "\u0131", "\u212a", "\u00df", "\u65e5", "\u0661\u0662"]
+_BETWEEN = [" ", "\n", "\u00a0", "\u2003", "\u2026", "\u0301", "-", ".", "'", "\x1f", "\ud800"]
+_PIECES = st.sampled_from([*_WORDS, *_BEYOND_ASCII, *_BETWEEN, "\U0001d400"])
+_TEXTS = st.one_of(st.lists(_PIECES, max_size=30).map("".join), st.text(max_size=60))
+
+
+@given(st.lists(_TEXTS, min_size=1, max_size=5), st.integers(min_value=0, max_value=4))
+@example(["solar energy", "", "solar energy, solar", "the and", "energy"], 1)
+def test_rows_of_term_counts_are_the_hashing_vectorizers(texts: list[str], start: int) -> None:
+    """Any run of rows, as a matrix, is the vectorizer's; a hasher that has counted the
+    words before (its memory of their columns) counts them alike."""
+    hasher = TermHasher(n_features=2**10)
+    reference = HashingVectorizer(
+        n_features=2**10, alternate_sign=False, norm=None, stop_words="english", dtype=np.float32
+    ).transform(texts)
+    start = min(start, len(texts))
+    for counts in (hasher.count(texts), hasher.count(texts)):
+        assert counts.rows == len(texts)
+        rows = as_matrix(counts, start)
+        expected = reference[start:]
+        assert rows.dtype == expected.dtype
+        assert rows.shape == expected.shape
+        assert np.array_equal(rows.indptr, expected.indptr)
+        assert np.array_equal(rows.indices, expected.indices)
+        assert np.array_equal(rows.data, expected.data)
+
+
+def test_a_hasher_pickles_without_its_memory() -> None:
+    hasher = TermHasher(n_features=2**12)
+    hasher.count(["solar energy " * 50])
+    copy = pickle.loads(pickle.dumps(hasher))
+    assert len(pickle.dumps(hasher)) < 200
+    assert copy.count(["solar"]) == hasher.count(["solar"])
+
+
+def test_counting_terms_loads_neither_scipy_nor_scikit_learn() -> None:
+    """What a worker process that counts terms imports."""
+    code = (
+        "import sys; import policies.terms as t; t.TermHasher().count(['solar energy']);"
+        "print(sorted(m for m in ('scipy', 'sklearn', 'numpy') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"
