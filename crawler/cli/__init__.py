@@ -1,6 +1,10 @@
 """The `crawler` command. Each command group lives in a module of its own: crawling
 (`run`, `demo`, `healthcheck`), the collection (`export`, `status`), the report,
-the synthetic web (`testbed`) and research (`plan`, `simulate`, `experiment`)."""
+the synthetic web (`testbed`) and research (`plan`, `simulate`, `experiment`).
+
+The groups load when the parser is built, not when this module is: a worker process
+of the crawl (`crawler.pipeline.analysis_pool`), spawned from the `crawler` script,
+imports that script and with it this module, and should not load what it never uses."""
 
 from __future__ import annotations
 
@@ -8,17 +12,25 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from crawler import __version__
-from crawler.cli import collection, crawl, experiment, report, research, testbed
-from crawler.cli.crawl import config_from_args
 from crawler.errors import SettingsError, WarcError
-from storage import StorageError
 
 __all__ = ["build_parser", "config_from_args", "main"]
 
 
+def __getattr__(name: str) -> Any:
+    if name == "config_from_args":
+        from crawler.cli.crawl import config_from_args
+
+        return config_from_args
+    raise AttributeError(f"module 'crawler.cli' has no attribute {name!r}")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from crawler.cli import collection, crawl, experiment, report, research, testbed
+
     parser = argparse.ArgumentParser(prog="crawler", description=__doc__)
     parser.add_argument("--version", action="version", version=f"crawler {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
@@ -29,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from storage import StorageError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose + 1, 2)

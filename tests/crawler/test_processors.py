@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from collections import Counter
 from datetime import UTC, datetime
+from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 from yarl import URL
@@ -122,3 +126,30 @@ async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
     assert after_all.known == len(first.links)
     assert after_all.counts.rows == 1  # the page alone
 
+
+def test_a_worker_spawned_from_the_crawler_command_loads_neither_scipy_nor_scikit_learn(
+    tmp_path: Path,
+) -> None:
+    """A spawned worker imports its parent's main script: the `crawler` script, which
+    imports `crawler.cli`. What the worker holds then is what it loaded."""
+    script = tmp_path / "crawler_command.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            from crawler.cli import main  # as the installed `crawler` script begins
+
+            if __name__ == "__main__":
+                from crawler.pipeline.analysis_pool import AnalysisPool
+                from policies.terms import TermHasher
+
+                pool = AnalysisPool(1, TermHasher())
+                names = "sorted(m for m in ('scipy', 'sklearn') if m in __import__('sys').modules)"
+                print(pool._executors[0].submit(eval, names).result())
+                pool.close()
+            """
+        )
+    )
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert run.stdout.strip() == "[]"
