@@ -30,8 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction import FeatureHasher
-from sklearn.linear_model import SGDRegressor
 
 N_FEATURES = 2**18
 RELEVANCE_EDGES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
@@ -122,6 +120,11 @@ class LinkContextModel:
         self.step, self.ridge, self.forgetting = step, ridge, forgetting
         self.support, self.warmup, self.batch = support, warmup, batch
         self.random_state = random_state
+        # scikit-learn loads when a model is made: a crawl that learns no frontier (or a
+        # command that only names the policies) need not hold it
+        from sklearn.feature_extraction import FeatureHasher
+        from sklearn.linear_model import SGDRegressor
+
         self.hasher_ = FeatureHasher(n_features=n_features, input_type="pair", alternate_sign=False)
         self.regressor_ = SGDRegressor(
             loss="squared_error",

@@ -268,6 +268,27 @@ def test_the_console_script_prints_its_version() -> None:
     assert result.stdout.startswith("crawler 0.1.0")
 
 
+def test_scikit_learn_loads_only_for_a_learned_frontier() -> None:
+    """The crawl command and its service hold scikit-learn (some 40 MB) only once the
+    Q-learning frontier, whose model it is, is made."""
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "from crawler.cli import build_parser\n"
+        "from crawler.service import make_frontier_policy\n"
+        "build_parser()\n"
+        "make_frontier_policy('best-first')\n"
+        "print('sklearn' in sys.modules)\n"
+        "make_frontier_policy('qlearning')\n"
+        "print('sklearn' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.split() == ["False", "True"]
+
+
 def test_every_setting_can_be_given_as_a_flag() -> None:
     from crawler.config import setting_names
 
