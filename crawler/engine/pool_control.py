@@ -3,7 +3,10 @@
 The engine reports the events of the processor's queue (a page arriving, a page done,
 the processor waiting) with their durations; this keeps the rate estimates, asks the
 pool policy for a target, and re-solves the policy off the event loop when the
-estimates have moved. Politeness still decides when each host may be asked: the target
+estimates have moved, but not more often than keeps the solver within a small share of
+the time (`SOLVER_SHARE`): a solve of the MDP takes a core for a tenth of a second or
+more, and rates that wander across the grid's cells would otherwise keep it busy.
+Politeness still decides when each host may be asked: the target
 only bounds how many visits are in flight.
 """
 
@@ -12,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
+from collections.abc import Callable
 
 from crawler.net.admission import Admission
 from crawler.telemetry.metrics import CrawlerMetrics
@@ -21,11 +26,18 @@ from policies.rates import KeyedRates
 log = logging.getLogger(__name__)
 
 MIN_OBSERVATIONS = 30  # of each rate before a model is solved with it
+SOLVER_SHARE = 0.02  # of the time at most spent solving: a solve of d s, none for 49 d s
 
 
 class PoolControl:
     def __init__(
-        self, policy: FixedPool, metrics: CrawlerMetrics, admission: Admission, *, buffer: int
+        self,
+        policy: FixedPool,
+        metrics: CrawlerMetrics,
+        admission: Admission,
+        *,
+        buffer: int,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.policy = policy
         self.metrics = metrics
@@ -34,6 +46,8 @@ class PoolControl:
         self.arrivals = KeyedRates()  # per host and overall: 1 / (dispatch to arrival)
         self.services = KeyedRates()  # per host and overall: 1 / (processing time)
         self._solving: asyncio.Task[None] | None = None
+        self.clock = clock
+        self.next_solve_at = -math.inf  # the solver's share of the time is spent until then
         self._set_target(policy.target, queue=1)
 
     def arrival(self, host: str, fetch_seconds: float, *, queue: int, active: int) -> None:
@@ -75,6 +89,7 @@ class PoolControl:
             enough
             and usable
             and self._solving is None
+            and self.clock() >= self.next_solve_at
             and self.policy.needs_solve(arrival.rate_, service.rate_)
         ):
             self._solving = asyncio.create_task(self._solve(arrival.rate_, service.rate_))
@@ -85,6 +100,7 @@ class PoolControl:
             await asyncio.gather(self._solving, return_exceptions=True)
 
     async def _solve(self, arrival_rate: float, service_rate: float) -> None:
+        started = self.clock()
         try:
             solution = await asyncio.to_thread(self.policy.solve, arrival_rate, service_rate)
         except Exception:  # keep the pool as it is; the crawl goes on
@@ -94,6 +110,8 @@ class PoolControl:
             return
         finally:
             self._solving = None
+            ended = self.clock()
+            self.next_solve_at = ended + (ended - started) * (1 / SOLVER_SHARE - 1)
         self.policy.adopt(solution)
         self.metrics.pool_expected_cost.set(solution.cost)
         self.metrics.pool_gamma.set(solution.gamma)

@@ -1,0 +1,66 @@
+"""The pool control re-solves the pool policy as the estimates move, within its share of
+the time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from crawler.engine.pool_control import SOLVER_SHARE, PoolControl
+from crawler.net.admission import Admission
+from crawler.telemetry.metrics import CrawlerMetrics
+from policies.fetcher_pool import PoolSolution, StaticPool
+
+
+class SlowPool(StaticPool):
+    """The static optimum, each solve taking one second of a fake clock."""
+
+    def __init__(self, clock: list[float], **settings: Any) -> None:
+        super().__init__(**settings)
+        self.clock, self.solves = clock, 0
+
+    def solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        self.solves += 1
+        self.clock[0] += 1.0
+        return super().solve(arrival_rate, service_rate)
+
+
+def observe(control: PoolControl, *, fetch_seconds: float, service_seconds: float) -> None:
+    for _ in range(200):
+        control.arrival("a.test", fetch_seconds, queue=1, active=1)
+        control.departure("a.test", service_seconds, queue=1, active=1)
+
+
+async def test_a_solve_of_d_seconds_is_followed_by_none_for_d_over_the_solvers_share() -> None:
+    clock = [0.0]
+    pool = SlowPool(clock, max_fetchers=16, buffer=4)
+    control = PoolControl(
+        pool,
+        CrawlerMetrics(CollectorRegistry(), version="test"),
+        Admission(concurrency=16, target=16),
+        buffer=4,
+        clock=lambda: clock[0],
+    )
+    observe(control, fetch_seconds=0.1, service_seconds=0.01)
+    control.refresh()
+    assert control._solving is not None
+    await control._solving
+    assert pool.solves == 1
+    wait = 1.0 / SOLVER_SHARE - 1.0  # after a solve of 1 s
+
+    observe(control, fetch_seconds=0.1, service_seconds=0.05)  # mu moved five-fold
+    services = control.services.overall
+    assert pool.needs_solve(control.arrivals.overall.rate_, services.rate_)
+    clock[0] = 1.0 + wait - 0.1
+    control.refresh()
+    assert control._solving is None
+    assert pool.solves == 1
+
+    clock[0] = 1.0 + wait
+    control.refresh()
+    assert control._solving is not None
+    await control._solving
+    assert pool.solves == 2
+    assert pool.solved_for is not None
+    assert pool.solved_for[1] == services.rate_
