@@ -36,7 +36,8 @@ LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much
 
 class TermCounter:
     """Hashed term counts of texts as a SciPy matrix: `policies.terms.TermHasher`'s,
-    which are scikit-learn's `HashingVectorizer`'s. Stateless and picklable."""
+    which are scikit-learn's `HashingVectorizer`'s. A text's counts depend on it alone;
+    picklable."""
 
     def __init__(self, *, n_features: int = DEFAULT_N_FEATURES) -> None:
         self.n_features = n_features

@@ -2,11 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
-from sklearn.feature_extraction.text import HashingVectorizer
 
-from policies import NotFittedError, TermCounter, TopicScorer, url_words
+from policies import NotFittedError, TopicScorer, url_words
 
 SOLAR = "Solar panels turn sunlight into energy; a rooftop photovoltaic array and inverter."
 COOKING = "Whisk the flour and butter, then bake the dough in a hot oven for dinner."
@@ -111,32 +108,6 @@ def test_feedback_is_part_of_the_saved_state() -> None:
         scorer.estimate_links(anchor, 0.0)[0]
     )
     assert restored.n_feedback_ == 30
-
-
-# words, stop words, and the characters where words meet: punctuation, the underscore,
-# letters and digits beyond ASCII, non-breaking and other spaces, marks, surrogates
-_WORDS = ["solar", "Energy", "the", "and", "a", "x", "_", "__init__", "42"]
-_BEYOND_ASCII = ["caf\u00e9", "\u00c9T", "\u0131", "\u212a", "\u00df", "\u65e5", "\u0661\u0662"]
-_BETWEEN = [" ", "\n", "\u00a0", "\u2003", "\u2026", "\u0301", "-", ".", "'", "\x1f", "\ud800"]
-_PIECES = st.sampled_from([*_WORDS, *_BEYOND_ASCII, *_BETWEEN, "\U0001d400"])
-_TEXTS = st.one_of(st.lists(_PIECES, max_size=30).map("".join), st.text(max_size=60))
-
-
-@given(st.lists(_TEXTS, min_size=1, max_size=5))
-@example(
-    ["Solar  energy, the solar-energy caf\u00e9\u2026na\u00efve\u00a0x_y", "solar energy, solar"]
-)
-def test_term_counts_are_the_hashing_vectorizers(texts: list[str]) -> None:
-    counter = TermCounter(n_features=2**10)
-    reference = HashingVectorizer(
-        n_features=2**10, alternate_sign=False, norm=None, stop_words="english", dtype=np.float32
-    ).transform(texts)
-    counts = counter.count(texts)
-    assert counts.dtype == reference.dtype
-    assert counts.shape == reference.shape
-    assert np.array_equal(counts.indptr, reference.indptr)
-    assert np.array_equal(counts.indices, reference.indices)
-    assert np.array_equal(counts.data, reference.data)
 
 
 def test_merged_daemons_score_as_one_scorer_of_all_their_pages_and_save_only_their_own() -> None:
