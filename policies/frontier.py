@@ -53,8 +53,9 @@ class PriorityFrontier:
 
     Highest `priority` first, ties to the shallower URL, then first-in first-out: with
     no signal in the priorities the order is breadth-first, so a page with thousands of
-    equal links does not starve its siblings one level up. Popping skips the hosts that
-    are not ready without losing their place.
+    equal links does not starve its siblings one level up. Hosts compete by their best
+    URL's priority plus the host's `host_bonus`. Popping skips the hosts that are not
+    ready without losing their place.
     """
 
     name = "priority"
@@ -67,8 +68,9 @@ class PriorityFrontier:
     def __init__(self) -> None:
         # (negated priority, depth, sequence, candidate) by host
         self._queues: dict[str, list[tuple[float, int, int, Candidate]]] = {}
-        # (negated priority, depth, sequence, host) of each host's head; stale entries are
-        # skipped lazily when a host's head has changed since the entry was pushed.
+        # (negated priority less the host's bonus, depth, sequence, host) of each host's
+        # head; stale entries are skipped lazily when a host's head or bonus has changed
+        # since the entry was pushed.
         self._heads: list[tuple[float, int, int, str]] = []
         self._sequence = itertools.count()
         self._size = 0
@@ -84,7 +86,7 @@ class PriorityFrontier:
         heapq.heappush(queue, entry)
         self._size += 1
         if queue[0] is entry:
-            heapq.heappush(self._heads, (*entry[:3], candidate.host))
+            heapq.heappush(self._heads, self._head(queue, candidate.host))
 
     def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
         """The best candidate whose host `is_ready`, or None."""
@@ -92,9 +94,9 @@ class PriorityFrontier:
         found: Candidate | None = None
         while self._heads:
             head = heapq.heappop(self._heads)
-            key, _, sequence, host = head
+            host = head[3]
             queue = self._queues.get(host)
-            if not queue or queue[0][0] != key or queue[0][2] != sequence:
+            if not queue or self._head(queue, host) != head:
                 continue  # stale
             if not is_ready(host):
                 skipped.append(head)
@@ -102,13 +104,33 @@ class PriorityFrontier:
             found = heapq.heappop(queue)[3]
             self._size -= 1
             if queue:
-                heapq.heappush(self._heads, (*queue[0][:3], host))
+                heapq.heappush(self._heads, self._head(queue, host))
             else:
                 del self._queues[host]
             break
         for head in skipped:
             heapq.heappush(self._heads, head)
         return found
+
+    def host_bonus(self, host: str) -> float:
+        """What every URL of `host` gains when hosts compete (none for the baselines).
+        A policy whose bonus of a host changes calls `refresh_host` for it."""
+        return 0.0
+
+    def refresh_host(self, host: str) -> None:
+        """Rank `host` among the hosts by its bonus as it is now; its old head entry
+        goes stale."""
+        queue = self._queues.get(host)
+        if queue:
+            heapq.heappush(self._heads, self._head(queue, host))
+
+    def _head(
+        self, queue: list[tuple[float, int, int, Candidate]], host: str
+    ) -> tuple[float, int, int, str]:
+        """A host's entry in the heap of heads: its best URL's key less its bonus; an
+        entry that no longer equals this is stale."""
+        key, depth, sequence, _ = queue[0]
+        return (key - self.host_bonus(host), depth, sequence, host)
 
     def on_fetched(
         self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
@@ -137,7 +159,7 @@ class PriorityFrontier:
         self._heads = []
         for host, queue in self._queues.items():
             heapq.heapify(queue)
-            self._heads.append((*queue[0][:3], host))
+            self._heads.append(self._head(queue, host))
         heapq.heapify(self._heads)
 
     def reprioritize_host(self, host: str) -> int:
@@ -155,7 +177,7 @@ class PriorityFrontier:
         ]
         heapq.heapify(ranked)
         self._queues[host] = ranked
-        heapq.heappush(self._heads, (*ranked[0][:3], host))  # the old head goes stale
+        heapq.heappush(self._heads, self._head(ranked, host))  # the old head goes stale
         return len(ranked)
 
     def drop_host(self, host: str) -> list[Candidate]:

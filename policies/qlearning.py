@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from policies.frontier import Candidate, LinkContext, PriorityFrontier
+from policies.host_values import HostValues
 from policies.link_model import LinkContextModel, link_tokens, split_rows, stack_rows
 
 
@@ -113,7 +114,10 @@ class QLearningFrontier(PriorityFrontier):
     takes from the frontier, the subsidy of Whittle's relaxation), and only the best
     `horizon` of them: with a generalising state the children share values with their
     parent, and a page revealing many links would otherwise be worth unboundedly much.
-    Untrained, or where its estimates are not confident, the order is best-first's.
+    Untrained, or where its estimates are not confident, the order within a host is
+    best-first's. Hosts compete with their learned value and an optimism for the hosts
+    barely tried (`HostValues`), so that no host is left untried because its first
+    links promise nothing.
     The model learns a batch of fetches at a time; after each batch the queue is
     re-ranked a few hosts at a time, about `rerank_budget` URLs, so the cost per fetch
     is flat whatever the frontier's size and a large queue is re-ranked over a few
@@ -131,10 +135,12 @@ class QLearningFrontier(PriorityFrontier):
         rerank_budget: int = 4_000,
         subsidy_memory: float = 0.9,
         model: LinkContextModel | None = None,
+        host_values: HostValues | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings or LearningSettings()
         self.model = model or LinkContextModel()
+        self.host_values = host_values or HostValues()
         self.horizon, self.rerank_budget = horizon, rerank_budget
         self.subsidy_memory = subsidy_memory
         self.subsidy = 0.0  # running value of what is fetched: the opportunity cost
@@ -196,9 +202,14 @@ class QLearningFrontier(PriorityFrontier):
         rows = [self._features.get(c.url_id) or described[c.url_id] for c in candidates]
         return self.model.index(stack_rows(rows, self.model.n_features), scores)
 
+    def host_bonus(self, host: str) -> float:
+        return self.host_values.index(host)
+
     def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
         candidate = super().pop(is_ready)
         if candidate is not None and not candidate.revisit:
+            self.host_values.tried(candidate.host)
+            self.refresh_host(candidate.host)
             features = stack_rows([self._row(candidate)], self.model.n_features)
             value = float(self.model.values(features, np.array([candidate.score]))[0])
             m = self.subsidy_memory
@@ -227,6 +238,8 @@ class QLearningFrontier(PriorityFrontier):
         self._children.clear()
         if candidate.revisit:  # re-visits are the re-visit scheduler's, not discoveries
             return
+        self.host_values.fetched(candidate.host, first_fetch_reward(relevance))
+        self.refresh_host(candidate.host)
         row = self._features.pop(candidate.url_id, None) or self._row(candidate)
         self._features.pop(candidate.url_id, None)
         revealed = 0.0
@@ -252,17 +265,26 @@ class QLearningFrontier(PriorityFrontier):
     # -- saving ----------------------------------------------------------------------
 
     def get_state(self) -> bytes:
-        return json.dumps({"model": self.model.get_state(), "subsidy": self.subsidy}).encode()
+        return json.dumps(
+            {
+                "model": self.model.get_state(),
+                "subsidy": self.subsidy,
+                "hosts": self.host_values.get_state(),
+            }
+        ).encode()
 
     def set_state(self, blob: bytes) -> None:
         model, subsidy = self._read_state(blob)
         with _unreadable():
             self.model.set_state(model)
+            # a state saved before hosts were valued has none: they start untried
+            self.host_values.set_state(json.loads(blob).get("hosts", {}))
         self.subsidy = subsidy
 
     def merge(self, states: Sequence[bytes]) -> None:
         """Parameter mixing with other daemons' models (`LinkContextModel.merge`); the
-        subsidy becomes their average weighted by each model's updates."""
+        subsidy becomes their average weighted by each model's updates. Host values stay
+        this daemon's own: the hosts it fetches are its own, by their leases."""
         saved = [self._read_state(blob) for blob in states]
         with _unreadable():
             updates = [self.model.own_updates] + [int(model["updates"]) for model, _ in saved]  # type: ignore[call-overload]

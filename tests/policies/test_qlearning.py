@@ -3,10 +3,13 @@ and the live frontier policy."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
+from policies.host_values import HostValues
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, link_tokens
 from policies.qlearning import (
@@ -195,9 +198,33 @@ def test_the_live_frontier_learns_to_put_hubs_first_and_keeps_it_in_its_state() 
         restored.set_state(b"{not json")
 
 
-def test_untrained_the_live_frontier_pops_exactly_as_best_first() -> None:
+class BestFirstWithHostValues(BestFirst):
+    """Best-first's links, with hosts valued as the Q-learning frontier values them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.host_values = HostValues()
+
+    def host_bonus(self, host: str) -> float:
+        return self.host_values.index(host)
+
+    def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
+        found = super().pop(is_ready)
+        if found is not None:
+            self.host_values.tried(found.host)
+            self.refresh_host(found.host)
+        return found
+
+    def on_fetched(self, candidate: Candidate, relevance: float, children: object) -> None:
+        self.host_values.fetched(candidate.host, relevance)
+        self.refresh_host(candidate.host)
+
+
+def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> None:
+    # before the model has learned, the only departure is the hosts' values (here
+    # moved by the tries of each host: no page is relevant, so the model learns nothing)
     rng = np.random.default_rng(3)
-    learned, greedy = QLearningFrontier(), BestFirst()
+    learned, greedy = QLearningFrontier(), BestFirstWithHostValues()
     for url_id in range(1, 201):
         host = f"h{rng.integers(4)}"
         score = round(float(rng.random()), 2)  # ties too
@@ -212,9 +239,50 @@ def test_untrained_the_live_frontier_pops_exactly_as_best_first() -> None:
 
         expected = greedy.pop(ready)
         assert learned.pop(ready) is expected
-        if expected is not None:  # what the fetch found teaches nothing yet
+        if expected is not None:
             learned.on_fetched(expected, 0.0, [])
+            greedy.on_fetched(expected, 0.0, [])
     assert learned.model.skill() == 0.0
+
+
+def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
+    learned, greedy = QLearningFrontier(), BestFirst()
+    for frontier in (learned, greedy):
+        for url_id in range(50):  # links that name the topic a little
+            frontier.push(candidate(url_id, 0.05, host="loud"))
+        frontier.push(candidate(99, 0.0, host="quiet", anchor="contents"))
+    learned_order = [learned.pop(lambda host: True).host for _ in range(51)]
+    greedy_order = [greedy.pop(lambda host: True).host for _ in range(51)]
+    assert greedy_order.index("quiet") == 50  # best-first: after every loud link
+    # optimism 0.1 / sqrt(1 + tried): after four tries the loud host's bonus is below
+    # the untried host's by more than its links' lead
+    assert learned_order.index("quiet") == 4
+
+
+def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> None:
+    frontier = QLearningFrontier()
+    for host in ("poor", "rich"):
+        fetched = candidate(1 if host == "poor" else 2, 0.1, host=host)
+        frontier.push(fetched)
+    assert {frontier.pop(lambda host: True).host for _ in range(2)} == {"poor", "rich"}
+    frontier.on_fetched(candidate(1, 0.1, host="poor"), 0.0, [])
+    frontier.on_fetched(candidate(2, 0.1, host="rich"), 0.4, [])
+    for url_id, host in ((3, "poor"), (4, "rich")):
+        frontier.push(candidate(url_id, 0.1, host=host))
+    assert frontier.host_bonus("rich") > frontier.host_bonus("poor")
+    assert frontier.pop(lambda host: True).host == "rich"
+
+    restored = QLearningFrontier()
+    restored.set_state(frontier.get_state())
+    assert restored.host_bonus("rich") == frontier.host_bonus("rich")
+    assert restored.host_bonus("poor") == frontier.host_bonus("poor")
+
+
+def test_host_values_out_of_range_are_named() -> None:
+    with pytest.raises(ValueError, match="prior > 0"):
+        HostValues(prior=0.0)
+    with pytest.raises(ValueError, match=r"'a\.example'"):
+        HostValues().set_state({"a.example": [1, 1, float("nan")]})
 
 
 def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
