@@ -18,6 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
+HEADS_SLACK = 64  # stale head entries tolerated beyond two per host before a rebuild
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -86,7 +88,7 @@ class PriorityFrontier:
         heapq.heappush(queue, entry)
         self._size += 1
         if queue[0] is entry:
-            heapq.heappush(self._heads, self._head(queue, candidate.host))
+            self._push_head(queue, candidate.host)
 
     def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
         """The best candidate whose host `is_ready`, or None."""
@@ -104,7 +106,7 @@ class PriorityFrontier:
             found = heapq.heappop(queue)[3]
             self._size -= 1
             if queue:
-                heapq.heappush(self._heads, self._head(queue, host))
+                self._push_head(queue, host)
             else:
                 del self._queues[host]
             break
@@ -122,7 +124,14 @@ class PriorityFrontier:
         goes stale."""
         queue = self._queues.get(host)
         if queue:
-            heapq.heappush(self._heads, self._head(queue, host))
+            self._push_head(queue, host)
+
+    def _push_head(self, queue: list[tuple[float, int, int, Candidate]], host: str) -> None:
+        heapq.heappush(self._heads, self._head(queue, host))
+        if len(self._heads) > 2 * len(self._queues) + HEADS_SLACK:
+            # stale entries that rank below every live one would stay for good
+            self._heads = [self._head(queue, host) for host, queue in self._queues.items()]
+            heapq.heapify(self._heads)
 
     def _head(
         self, queue: list[tuple[float, int, int, Candidate]], host: str
@@ -177,7 +186,7 @@ class PriorityFrontier:
         ]
         heapq.heapify(ranked)
         self._queues[host] = ranked
-        heapq.heappush(self._heads, self._head(ranked, host))  # the old head goes stale
+        self._push_head(ranked, host)  # the old head goes stale
         return len(ranked)
 
     def drop_host(self, host: str) -> list[Candidate]:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
+from policies.frontier import HEADS_SLACK
 from policies.host_values import HostValues
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, link_tokens
@@ -326,3 +327,15 @@ def test_daemons_models_mix_their_weights_by_updates_and_add_their_counts() -> N
     np.testing.assert_allclose(a.counts_, counts)
     with pytest.raises(ValueError, match="unreadable"):
         first.merge([b'{"model": {}, "subsidy": 0.1}'])
+
+
+def test_the_heap_of_hosts_keeps_no_more_than_a_few_stale_entries() -> None:
+    # every pop and every fetch moves a host's value and pushes its head again
+    frontier = QLearningFrontier()
+    for url_id in range(3_000):
+        frontier.push(candidate(url_id, (url_id % 7) / 10, host=f"h{url_id % 3}"))
+    most = 0
+    while (popped := frontier.pop(lambda host: True)) is not None:
+        frontier.on_fetched(popped, 0.0, [])
+        most = max(most, len(frontier._heads))
+    assert most <= 2 * 3 + HEADS_SLACK
