@@ -61,6 +61,10 @@ async def saved_state(db_url: str) -> dict:
     return json.loads(blob)
 
 
+def hosts_fetched(state: dict) -> int:
+    return sum(fetched for _tried, fetched, _reward in state["hosts"].values())
+
+
 async def test_a_resumed_crawl_keeps_what_the_frontier_learned(db_url: str) -> None:
     async with Testbed(WebSpec(pages=3000, hosts=3, seed=6)) as bed:
         options = {"allowed_domains": tuple(bed.hostnames), "policy": "qlearning"}
@@ -68,9 +72,11 @@ async def test_a_resumed_crawl_keeps_what_the_frontier_learned(db_url: str) -> N
         state = await saved_state(db_url)
         # one update a page fetched (re-visits aside), all of them saved at the end
         assert state["model"]["updates"] == first.fetched
+        assert hosts_fetched(state) == first.fetched  # and the hosts' values with them
         second = await crawl(db_url, bed.seeds, max_pages=300, **options)
         resumed = await saved_state(db_url)
     assert second.fetched > 250
     assert resumed["model"]["updates"] == first.fetched + second.fetched
+    assert hosts_fetched(resumed) == first.fetched + second.fetched
     learned_before = sum(state["model"]["counts"][1])
     assert sum(resumed["model"]["counts"][1]) > learned_before
