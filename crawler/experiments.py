@@ -12,6 +12,7 @@ policy alike; the summary is the median over runs.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import tempfile
@@ -45,7 +46,10 @@ class TruthWeb:
 
     @property
     def hostnames(self) -> tuple[str, ...]:
-        return tuple(sorted({urlsplit(url).hostname or "" for url in self.seeds}))
+        """The hosts of the web: its seeds' and its pages' (a testbed's one seed is on
+        one of several hosts)."""
+        urls = itertools.chain(self.seeds, self.relevance)
+        return tuple(sorted({urlsplit(url).hostname or "" for url in urls}))
 
     @property
     def relevant(self) -> int:

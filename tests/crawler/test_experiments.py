@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
 from crawler.cli import main
-from crawler.experiments import TruthWeb, focus
+from crawler.experiments import CrawlSettings, TruthWeb, crawl_order, focus
+from testbed.server import Testbed
+from testbed.web import WebSpec
+from tests.crawler.helpers import reachable
 
 
 def test_focus_reads_recall_harvest_and_pages_to_90_off_the_crawls_order() -> None:
@@ -70,3 +74,17 @@ def test_a_ground_truth_without_a_threshold_or_a_served_web_is_a_clear_error(
         main([*argv, "--truth-threshold", "0.3"])
     assert stopped.value.code == 2
     assert "answers: is the web served?" in capsys.readouterr().err
+
+
+async def test_a_crawl_of_the_testbed_goes_to_every_host_its_links_lead_to(
+    tmp_path: Path,
+) -> None:
+    # the testbed has one seed on one of its hosts; its pages on the others are in scope
+    async with Testbed(WebSpec(pages=800, seed=0)) as bed:
+        truth = {bed.page_url(page): float(bed.web.relevance[page]) for page in range(800)}
+        web = TruthWeb(tuple(bed.seeds), bed.topic, truth, threshold=0.4)
+        order = await crawl_order(web, "bfs", CrawlSettings(budget=2_000), tmp_path)
+        linked = {bed.page_url(page) for page in reachable(bed)}
+    assert len({urlsplit(url).hostname for url in linked}) > 1
+    pages = {url for url in order if "/p/" in url}  # beside robots refusals and redirects
+    assert pages == linked  # every page the links lead to, and no other
