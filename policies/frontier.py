@@ -129,9 +129,11 @@ class PriorityFrontier:
     def _push_head(self, queue: list[tuple[float, int, int, Candidate]], host: str) -> None:
         heapq.heappush(self._heads, self._head(queue, host))
         if len(self._heads) > 2 * len(self._queues) + HEADS_SLACK:
-            # stale entries that rank below every live one would stay for good
-            self._heads = [self._head(queue, host) for host, queue in self._queues.items()]
-            heapq.heapify(self._heads)
+            self._rebuild_heads()  # stale entries ranking below every live one never leave
+
+    def _rebuild_heads(self) -> None:
+        self._heads = [self._head(queue, host) for host, queue in self._queues.items()]
+        heapq.heapify(self._heads)
 
     def _head(
         self, queue: list[tuple[float, int, int, Candidate]], host: str
@@ -165,11 +167,9 @@ class PriorityFrontier:
         for (_, depth, sequence, candidate), priority in zip(discoveries, keys, strict=True):
             entry = (-float(priority), depth, sequence, candidate)
             self._queues.setdefault(candidate.host, []).append(entry)
-        self._heads = []
-        for host, queue in self._queues.items():
+        for queue in self._queues.values():
             heapq.heapify(queue)
-            self._heads.append(self._head(queue, host))
-        heapq.heapify(self._heads)
+        self._rebuild_heads()
 
     def reprioritize_host(self, host: str) -> int:
         """Recompute the priorities of one host's queued candidates; how many there were.

@@ -1,12 +1,12 @@
 """What a host's pages are worth, learned from the pages fetched there, with optimism
 for the hosts barely tried.
 
-A frontier that ranks each link by its own estimate alone never tries a host whose
+A frontier that ranks each link by its own estimate alone can leave untried a host whose
 first links promise nothing: on the real web of `bench/realweb`, SciPy's front page
 links to "Getting started", "API reference" and "Development", and best-first, busy
 with other hosts' links that name the topic, fetches nothing else of the host that holds
-1,000 of the 1,029 pages on "sparse matrix". Each host is an arm of a bandit whose mean
-reward (eq. (11): a page's relevance) is unknown. Its index is
+1,000 of the 1,029 pages on "sparse matrix" in three crawls of five. Each host is an
+arm of a bandit whose mean reward (eq. (11): a page's relevance) is unknown. Its index is
 
     mean reward of its pages, shrunk by n / (n + prior)  +  optimism / sqrt(1 + tried)
 

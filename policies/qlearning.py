@@ -274,18 +274,17 @@ class QLearningFrontier(PriorityFrontier):
         ).encode()
 
     def set_state(self, blob: bytes) -> None:
-        model, subsidy = self._read_state(blob)
+        model, subsidy, hosts = self._read_state(blob)
         with _unreadable():
             self.model.set_state(model)
-            # a state saved before hosts were valued has none: they start untried
-            self.host_values.set_state(json.loads(blob).get("hosts", {}))
+            self.host_values.set_state(hosts)
         self.subsidy = subsidy
 
     def merge(self, states: Sequence[bytes]) -> None:
         """Parameter mixing with other daemons' models (`LinkContextModel.merge`); the
         subsidy becomes their average weighted by each model's updates. Host values stay
         this daemon's own: the hosts it fetches are its own, by their leases."""
-        saved = [self._read_state(blob) for blob in states]
+        saved = [self._read_state(blob)[:2] for blob in states]
         with _unreadable():
             updates = [self.model.own_updates] + [int(model["updates"]) for model, _ in saved]  # type: ignore[call-overload]
             self.model.merge([model for model, _ in saved])
@@ -294,13 +293,16 @@ class QLearningFrontier(PriorityFrontier):
             self.subsidy = float(np.average(subsidies, weights=updates))
 
     @staticmethod
-    def _read_state(blob: bytes) -> tuple[dict[str, object], float]:
+    def _read_state(blob: bytes) -> tuple[dict[str, object], float, dict[str, list[float]]]:
+        """The model's state, the subsidy and the hosts' values (none in a state saved
+        before hosts were valued: they start untried)."""
         with _unreadable():
             state = json.loads(blob)
             model, subsidy = state["model"], float(state["subsidy"])
+            hosts = state.get("hosts", {})
         if not math.isfinite(subsidy):
             raise ValueError("saved Q-learning frontier state has a non-finite subsidy")
-        return model, subsidy
+        return model, subsidy, hosts
 
 
 @contextlib.contextmanager
