@@ -15,7 +15,7 @@ import numpy as np
 
 from crawler.pipeline.parse import analyze
 from policies import TopicScorer
-from policies.relevance import as_matrix
+from policies.relevance import Rows
 from testbed.web import BROKEN, HUB, OFF_TOPIC, ON_TOPIC, TestbedWeb, WebSpec
 
 TRULY_RELEVANT = 0.4
@@ -40,7 +40,7 @@ def main() -> None:
             x_robots_tag=None,
             counter=scorer.counter_.hasher,
         )
-        page_counts = as_matrix(analysis.counts, 0, 1)
+        page_counts = Rows.of(analysis.counts, 0, 1)
         scorer.partial_fit_counts(page_counts)
         counts.append(page_counts)
     scores = np.array([scorer.score_counts(c)[0] for c in counts])

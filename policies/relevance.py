@@ -35,31 +35,51 @@ LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much
 
 
 class TermCounter:
-    """Hashed term counts of texts as a SciPy matrix: `policies.terms.TermHasher`'s,
-    which are scikit-learn's `HashingVectorizer`'s. A text's counts depend on it alone;
-    picklable."""
+    """Hashed term counts of texts as `Rows`: `policies.terms.TermHasher`'s, which are
+    scikit-learn's `HashingVectorizer`'s. A text's counts depend on it alone; picklable."""
 
     def __init__(self, *, n_features: int = DEFAULT_N_FEATURES) -> None:
         self.n_features = n_features
         self.hasher = TermHasher(n_features=n_features)
 
-    def count(self, texts: Sequence[str]) -> sp.csr_matrix:
-        return as_matrix(self.hasher.count(texts))
+    def count(self, texts: Sequence[str]) -> Rows:
+        return Rows.of(self.hasher.count(texts))
 
 
-def as_matrix(counts: TermCounts, start: int = 0, stop: int | None = None) -> sp.csr_matrix:
-    """Rows `start` to `stop` of `counts` as a CSR matrix (sharing their memory)."""
-    stop = counts.rows if stop is None else stop
-    indptr = np.frombuffer(counts.indptr, dtype=np.int64)[start : stop + 1]
-    first, last = int(indptr[0]), int(indptr[-1])
-    return sp.csr_matrix(
-        (
-            np.frombuffer(counts.data, dtype=np.float32)[first:last],
-            np.frombuffer(counts.indices, dtype=np.int32)[first:last],
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """Rows of term counts as NumPy views of the parts of a CSR matrix (`indptr` from
+    0), what the scorer reads: cheaper to make than a SciPy matrix, whose checks cost
+    more than the arithmetic of one page."""
+
+    indptr: np.ndarray  # int64, one more than the rows
+    indices: np.ndarray  # int32, ascending within a row
+    data: np.ndarray  # float32 counts
+    n_features: int
+
+    @classmethod
+    def of(cls, counts: TermCounts, start: int = 0, stop: int | None = None) -> Rows:
+        """Rows `start` to `stop` of `counts`, sharing their memory."""
+        stop = counts.rows if stop is None else stop
+        indptr = np.frombuffer(counts.indptr, dtype=np.int64)[start : stop + 1]
+        first, last = int(indptr[0]), int(indptr[-1])
+        return cls(
             indptr - first,
-        ),
-        shape=(stop - start, counts.n_features),
-    )
+            np.frombuffer(counts.indices, dtype=np.int32)[first:last],
+            np.frombuffer(counts.data, dtype=np.float32)[first:last],
+            counts.n_features,
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.indptr) - 1, self.n_features
+
+    @property
+    def nnz(self) -> int:
+        return len(self.indices)
+
+    def tocsr(self) -> sp.csr_matrix:
+        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
 
 
 class TopicScorer:
@@ -102,7 +122,7 @@ class TopicScorer:
         self._invalidate()
         return self.partial_fit_counts(self.counter_.count(list(topic_texts)))
 
-    def partial_fit_counts(self, counts: sp.csr_matrix) -> Self:
+    def partial_fit_counts(self, counts: Rows) -> Self:
         """Add documents (as term counts) to the document frequencies."""
         self._check_fitted()
         # each row's indices are distinct: one more document for each term it holds
@@ -116,15 +136,13 @@ class TopicScorer:
             self._topic_vector = None
         return self
 
-    def add_feedback(self, counts: sp.csr_matrix) -> Self:
+    def add_feedback(self, counts: Rows) -> Self:
         """Pages judged relevant: their words widen the topic used to score links."""
         self._check_fitted()
         if counts.shape[0] == 0:
             return self
-        unit = sp.csr_matrix(counts, dtype=np.float64, copy=True)
-        unit.data = np.log1p(unit.data)
-        _normalize_rows(unit)
-        np.add.at(self.feedback_sum_, unit.indices, unit.data)
+        unit = _normalized_rows(np.log1p(counts.data.astype(np.float64)), counts.indptr)
+        np.add.at(self.feedback_sum_, counts.indices, unit)
         self.n_feedback_ += counts.shape[0]
         return self
 
@@ -136,21 +154,20 @@ class TopicScorer:
             return idf
         return self._idf
 
-    def score_counts(self, counts: sp.csr_matrix) -> np.ndarray:
+    def score_counts(self, counts: Rows) -> np.ndarray:
         """Cosine similarity of each row of term counts with the topic, 0..1."""
         self._check_fitted()
         if counts.shape[0] == 0:
             return np.zeros(0)
         if self._topic_vector is None:
-            self._topic_vector = self._weigh(self.topic_counts_).toarray().ravel()
-        scores = self._weigh(counts) @ self._topic_vector
-        return np.clip(np.asarray(scores).ravel(), 0.0, 1.0)
+            self._topic_vector = self._dense_topic()
+        return np.clip(self._similarity(counts, self._topic_vector), 0.0, 1.0)
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         self._check_fitted()
         return self.score_counts(self.counter_.count(texts))
 
-    def estimate_links(self, link_counts: sp.csr_matrix, parent_relevance: float) -> np.ndarray:
+    def estimate_links(self, link_counts: Rows, parent_relevance: float) -> np.ndarray:
         """Estimated relevance of links from the counts of their anchor and URL words.
 
         Anchors are compared with the expanded topic (the topic and its relevant pages),
@@ -159,11 +176,12 @@ class TopicScorer:
         of the links after it do not depend on which of them were known.
         """
         self._check_fitted()
-        if self._link_vector_is_stale():
-            self._link_vector = self._expanded_topic()
+        link_vector = self._link_vector
+        if link_vector is None or self._link_vector_is_stale():
+            link_vector = self._link_vector = self._expanded_topic()
         if link_counts.shape[0] == 0:
             return np.zeros(0)
-        text_scores = np.asarray(self._weigh(link_counts) @ self._link_vector).ravel()
+        text_scores = self._similarity(link_counts, link_vector)
         weight = self.link_text_weight
         return weight * np.clip(text_scores, 0.0, 1.0) + (1.0 - weight) * float(parent_relevance)
 
@@ -176,7 +194,7 @@ class TopicScorer:
         )
 
     def _expanded_topic(self) -> np.ndarray:
-        topic = self._weigh(self.topic_counts_).toarray().ravel()
+        topic = self._dense_topic()
         self._link_vector_made_at = (self.n_feedback_, self.n_documents_)
         if self.n_feedback_ == 0 or self.feedback_weight == 0.0:
             return topic
@@ -247,11 +265,20 @@ class TopicScorer:
             counts.n_feedback = int(saved["n_feedback"][0])
         return counts
 
-    def _weigh(self, counts: sp.csr_matrix) -> sp.csr_matrix:
-        weighted = sp.csr_matrix(counts, dtype=np.float64, copy=True)
-        # sublinear term frequency times inverse document frequency
-        weighted.data = np.log1p(weighted.data) * self.idf()[weighted.indices]
-        return _normalize_rows(weighted)
+    def _weigh(self, counts: Rows) -> np.ndarray:
+        """The rows' TF-IDF weights (beside `counts.indices`), each row of unit length:
+        sublinear term frequency times inverse document frequency."""
+        weights = np.log1p(counts.data.astype(np.float64)) * self.idf()[counts.indices]
+        return _normalized_rows(weights, counts.indptr)
+
+    def _similarity(self, counts: Rows, vector: np.ndarray) -> np.ndarray:
+        """Each row's weighted terms dotted with a dense unit vector."""
+        return _row_sums(self._weigh(counts) * vector[counts.indices], counts.indptr)
+
+    def _dense_topic(self) -> np.ndarray:
+        topic = np.zeros(self.n_features)
+        topic[self.topic_counts_.indices] = self._weigh(self.topic_counts_)  # one row
+        return topic
 
     def _invalidate(self) -> None:
         self._idf = None
@@ -294,16 +321,24 @@ class _Counts:
         )
 
 
-def _normalize_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:
-    """Scale each row to unit length, in place (sklearn's normalize, without its
-    per-call validation, which costs more than the arithmetic on one page)."""
-    lengths = np.diff(matrix.indptr)
+def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """The sum of each row's values (0 for an empty row)."""
+    lengths = np.diff(indptr)
+    if len(lengths) == 1:  # a page: most calls
+        return np.add.reduceat(values, [0]) if values.size else np.zeros(1)
+    sums = np.zeros(len(lengths))
     filled = lengths > 0
-    norms = np.ones(matrix.shape[0])
-    if matrix.nnz:
+    if values.size:
         # starts of the non-empty rows only: reduceat mishandles empty ones
-        squares = np.add.reduceat(matrix.data**2, matrix.indptr[:-1][filled])
-        norms[filled] = np.sqrt(squares)
-        norms[norms == 0.0] = 1.0
-    matrix.data /= np.repeat(norms, lengths)
-    return matrix
+        sums[filled] = np.add.reduceat(values, indptr[:-1][filled])
+    return sums
+
+
+def _normalized_rows(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """Each row's values scaled to unit length, in place (an empty or zero row as it
+    is): sklearn's normalize, without its per-call validation, which costs more than the
+    arithmetic on one page."""
+    norms = np.sqrt(_row_sums(values**2, indptr))
+    norms[norms == 0.0] = 1.0
+    values /= np.repeat(norms, np.diff(indptr))
+    return values

@@ -9,7 +9,7 @@ some 20 MB instead of 130. The words are split out with `bytes.translate` and
 token pattern, as the whole text would. Each distinct word of a text is hashed once.
 
 The rows come out as the parts of a compressed sparse row matrix (`TermCounts`);
-`policies.relevance.as_matrix` makes them one.
+`policies.relevance.Rows.of` reads them with NumPy.
 """
 
 from __future__ import annotations

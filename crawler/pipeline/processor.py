@@ -27,7 +27,7 @@ from crawler.pipeline.analysis_pool import AnalysisJob
 from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
 from crawler.pipeline.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
-from policies.relevance import as_matrix
+from policies.relevance import Rows
 
 UNREADABLE = (ContentError, ValueError, UnicodeError)  # a body analyze cannot read
 
@@ -114,7 +114,7 @@ class Processor:
         contexts: dict[str, LinkContext] = {}
         title = text = None
         if analysis is not None:
-            page_counts = as_matrix(analysis.counts, 0, 1)
+            page_counts = Rows.of(analysis.counts, 0, 1)
             self.scorer.partial_fit_counts(page_counts)
             relevance = float(self.scorer.score_counts(page_counts)[0])
             if relevance >= self.relevance_threshold:
@@ -177,7 +177,7 @@ class Processor:
         if not analysis.links and not analysis.known:
             return []
         depth = visit.candidate.depth + 1
-        scores = self.scorer.estimate_links(as_matrix(analysis.counts, 1), relevance)
+        scores = self.scorer.estimate_links(Rows.of(analysis.counts, 1), relevance)
         parent = visit.candidate.url
         links = []
         for link, score in zip(analysis.links, scores, strict=True):

@@ -2,6 +2,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.preprocessing import normalize
 
 from policies import NotFittedError, TopicScorer, url_words
 
@@ -132,3 +136,35 @@ def test_merged_daemons_score_as_one_scorer_of_all_their_pages_and_save_only_the
     assert first.n_documents_ == 1 + 3 + 1 + 3
     restored = TopicScorer().fit(["solar energy"]).set_state(first.get_state())
     assert restored.n_documents_ == 1 + 3  # its topic and its own three pages
+
+
+def reference_weights(scorer: TopicScorer, texts: list[str]) -> sp.csr_matrix:
+    """The scorer's weighting with SciPy and scikit-learn: sublinear term frequency
+    times IDF, each row normalised by sklearn."""
+    counts = scorer.counter_.count(texts).tocsr().astype(np.float64)
+    counts.data = np.log1p(counts.data)
+    return normalize(counts @ sp.diags(scorer.idf()))
+
+
+TEXTS = [SOLAR, COOKING, "", "the", "energy", "solar solar roof"]
+
+
+@given(st.lists(st.sampled_from(TEXTS), min_size=1))
+def test_scores_and_link_estimates_are_the_cosines_scikit_learn_computes(texts: list[str]) -> None:
+    """Rows of any lengths, empty ones among them, scored in one call as each alone."""
+    scorer = TopicScorer(link_text_weight=1.0).fit(["solar energy"])
+    pages = scorer.counter_.count([SOLAR, COOKING, "solar bills", "energy"])
+    scorer.partial_fit_counts(pages).add_feedback(pages)
+    topic = reference_weights(scorer, ["solar energy"]).toarray().ravel()
+    scores = scorer.score(texts)
+    np.testing.assert_allclose(scores, [scorer.score([text])[0] for text in texts])
+    expected = np.asarray(reference_weights(scorer, texts) @ topic).ravel()
+    np.testing.assert_allclose(scores, np.clip(expected, 0, 1), atol=1e-12)
+    # links: the topic widened by the relevant pages' centroid (unit rows, summed)
+    feedback = normalize(np.log1p(pages.tocsr().astype(np.float64))).sum(axis=0).A1
+    centroid = feedback * scorer.idf()
+    widened = topic + centroid / np.linalg.norm(centroid)
+    widened /= np.linalg.norm(widened)
+    links = scorer.estimate_links(scorer.counter_.count(texts), parent_relevance=0.0)
+    expected = np.asarray(reference_weights(scorer, texts) @ widened).ravel()
+    np.testing.assert_allclose(links, np.clip(expected, 0, 1), atol=1e-12)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS as SKLEARN_STOP_WORDS
 from sklearn.feature_extraction.text import HashingVectorizer
 
-from policies.relevance import TermCounter, as_matrix
+from policies.relevance import Rows, TermCounter
 from policies.terms import ENGLISH_STOP_WORDS, TermHasher
 
 
@@ -54,7 +54,7 @@ def test_rows_of_term_counts_are_the_hashing_vectorizers(texts: list[str], start
     start = min(start, len(texts))
     for counts in (hasher.count(texts), hasher.count(texts)):
         assert counts.rows == len(texts)
-        assert_same_matrix(as_matrix(counts, start), reference[start:])
+        assert_same_matrix(Rows.of(counts, start).tocsr(), reference[start:])
 
 
 @given(st.lists(_TEXTS, min_size=1, max_size=5))
@@ -62,7 +62,7 @@ def test_rows_of_term_counts_are_the_hashing_vectorizers(texts: list[str], start
     ["Solar  energy, the solar-energy caf\u00e9\u2026na\u00efve\u00a0x_y", "solar energy, solar"]
 )
 def test_the_scorers_term_counts_are_the_hashing_vectorizers(texts: list[str]) -> None:
-    assert_same_matrix(TermCounter(n_features=2**10).count(texts), vectorizer_counts(texts))
+    assert_same_matrix(TermCounter(n_features=2**10).count(texts).tocsr(), vectorizer_counts(texts))
 
 
 def test_a_hasher_pickles_without_its_memory() -> None:
