@@ -64,8 +64,10 @@ async def run_crawl(
     db = storage.open_engine(config.db)
     archive: WarcArchive | None = None
     processors = config.processors
-    analysis = AnalysisPool(processors, scorer.counter_.hasher) if processors > 1 else None
+    analysis: AnalysisPool | None = None
     try:
+        if processors > 1:
+            analysis = await AnalysisPool.start(processors, scorer.n_features)
         await storage.create_schema(db)
         shared = storage.is_shared(db)
         crawl_id = await record_start(db, config, seeds, shared=shared)
@@ -207,7 +209,7 @@ async def run_crawl(
         return summary
     finally:
         if analysis is not None:
-            analysis.close()
+            await _close_quietly("analysis workers", analysis.close())
         if archive is not None:
             archive.release()  # still open only if the crawl failed
         await _close_quietly("database", db.dispose())

@@ -2,9 +2,8 @@
 (`run`, `demo`, `healthcheck`), the collection (`export`, `status`), the report,
 the synthetic web (`testbed`) and research (`plan`, `simulate`, `experiment`).
 
-The groups load when the parser is built, not when this module is: a worker process
-of the crawl (`crawler.pipeline.analysis_pool`), spawned from the `crawler` script,
-imports that script and with it this module, and should not load what it never uses."""
+The groups load when the parser is built, not when this module is: importing the
+module costs what its imports cost, not those of every command."""
 
 from __future__ import annotations
 

@@ -20,13 +20,12 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.summary import CrawlSummary
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.analysis_pool import AnalysisPool
+from crawler.pipeline.analysis_pool import AnalysisPool, WorkerDiedError
 from crawler.pipeline.processor import UNREADABLE, Processor
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
@@ -152,7 +151,7 @@ class Processing:
                 await self._wait_for_turn(place)
                 processed = self.processor.finish(visit, analysis)
                 self.analysis.remember(link.url for link in processed.write.links)
-        except BrokenProcessPool:  # a worker died (killed, out of memory): stop loudly
+        except WorkerDiedError:  # killed, out of memory: stop loudly
             raise
         except Exception:  # recorded as this URL's outcome; the crawl goes on
             log.warning("internal error processing %s", visit.final_url, exc_info=True)

@@ -1,100 +1,141 @@
 """The page's pure work on every core: decoding, parsing, cleaning the text, resolving
-the links and counting terms (`crawler.pipeline.parse.analyze`) run in a pool of worker
-processes; the processor keeps the stateful rest in the crawl's process (the TF-IDF
-model's document frequencies and feedback, link estimates, scope), so the learned state
-has one owner and the workers count terms only, with the stateless hashing counter.
-A worker loads neither SciPy nor scikit-learn (`policies.terms`).
+the links and counting terms (`crawler.pipeline.parse.analyze`) run in worker processes
+(`crawler.pipeline.analysis_worker`); the processor keeps the stateful rest in the
+crawl's process (the TF-IDF model's document frequencies and feedback, link estimates,
+scope), so the learned state has one owner and the workers count terms only, with the
+stateless hashing counter.
 
 Without workers the page is analysed on the event loop, as the papers' single indexing
-server. Workers are separate processes (spawned, so that no thread of the event loop's
-process is copied into them); each keeps its own cache of resolved links and its own
-memory of the links known to the crawl (`KnownUrls`), told with each page the links the
-crawl's process handed to storage since that worker's last page (`remember`). So a
-worker leaves out the links the crawl knows before it reads or counts them, as the
-event loop does: on a real site most of a page's links are known. A link made known
-while a worker's page was under way is left out by the processor afterwards.
+server. With them, the event loop itself writes each worker's jobs to its pipe and reads
+its answers (asyncio's pipe transports): no thread of the crawl's process takes a turn
+at the interpreter for the hand-over. Each worker is told with each page the links the
+crawl's process handed to storage since that worker's last page (`remember`), and
+leaves them out before it reads or counts them, as the event loop does: on a real site
+most of a page's links are known. A link made known while a worker's page was under way
+is left out by the processor afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+import contextlib
 import os
-import threading
-import time
+import pickle
+import sys
+from collections import deque
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from pathlib import Path
 
-from crawler.net.urls import KnownUrls, LinkResolver
-from crawler.pipeline.parse import PageAnalysis, analyze
-from policies.terms import TermHasher
+from crawler.pipeline.analysis_worker import FRAME, AnalysisJob, frame
+from crawler.pipeline.parse import PageAnalysis
 
+__all__ = ["AnalysisJob", "AnalysisPool", "WorkerDiedError"]
 
-@dataclass(frozen=True, slots=True)
-class AnalysisJob:
-    """What a worker needs of a response to analyse its page."""
-
-    body: bytes
-    url: str
-    charset: str | None
-    x_robots_tag: str | None
+CLOSE_SECONDS = 10.0  # a closed worker's time to finish its pages before it is killed
+# the workers import this package wherever the crawl's process found it
+_HOME = str(Path(__file__).resolve().parents[2])
 
 
-_counter: TermHasher | None = None  # a worker's own, set when it starts
-_resolver = LinkResolver()  # a worker's own cache of resolved links
-_known = KnownUrls()  # a worker's own memory of the links known to the crawl
-ORPHAN_CHECK_SECONDS = 1.0  # how often a worker looks whether its crawl still runs
+class WorkerDiedError(RuntimeError):
+    """A worker process ended while pages were given to it (killed, out of memory)."""
 
 
-def _start_worker(counter: TermHasher, crawl: int) -> None:
-    global _counter
-    _counter = counter
-    # a crawl killed with SIGKILL cannot stop its workers: they stop themselves, even one
-    # that starts after the crawl died (its parent is then already another process)
-    threading.Thread(target=_exit_when_orphaned, args=(crawl,), daemon=True).start()
+class _Worker:
+    """One worker process; it answers its jobs in the order they were written."""
 
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        self.process = process
+        self._jobs = process.stdin
+        self._answers = process.stdout
+        self._waiting: deque[asyncio.Future[PageAnalysis]] = deque()
+        self._ended: WorkerDiedError | None = None
+        self._reader = asyncio.create_task(self._read_answers(), name=f"worker-{process.pid}")
 
-def _exit_when_orphaned(crawl: int) -> None:
-    while os.getppid() == crawl:
-        time.sleep(ORPHAN_CHECK_SECONDS)
-    os._exit(0)
+    async def analyze(self, job: AnalysisJob, newly_known: list[str]) -> PageAnalysis:
+        if self._ended is not None:
+            raise self._ended
+        answer = asyncio.get_running_loop().create_future()
+        self._waiting.append(answer)
+        self._jobs.write(frame((job, newly_known)))
+        with contextlib.suppress(ConnectionError):  # a worker gone: its reader says so
+            await self._jobs.drain()
+        return await answer
 
+    async def _read_answers(self) -> None:
+        try:
+            while True:
+                (size,) = FRAME.unpack(await self._answers.readexactly(FRAME.size))
+                done, value = pickle.loads(await self._answers.readexactly(size))
+                answer = self._waiting.popleft()
+                if answer.cancelled():
+                    continue
+                if done:
+                    answer.set_result(value)
+                else:
+                    answer.set_exception(value)
+        except asyncio.IncompleteReadError:  # its end: closed, killed or crashed
+            status = await self.process.wait()
+            self._ended = WorkerDiedError(
+                f"analysis worker {self.process.pid} ended with status {status}"
+            )
+        except Exception as error:  # an answer that cannot be read: no more can be
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            await self.process.wait()
+            self._ended = WorkerDiedError(f"analysis worker {self.process.pid}: {error!r}")
+        finally:
+            ended = self._ended = self._ended or WorkerDiedError("no longer read")
+            while self._waiting:
+                answer = self._waiting.popleft()
+                if not answer.done():
+                    answer.set_exception(ended)
 
-def _analyze_in_worker(job: AnalysisJob, newly_known: list[str]) -> PageAnalysis:
-    assert _counter is not None, "the worker was started without a counter"
-    for url in newly_known:
-        _known.add(url)
-    return analyze(
-        job.body,
-        url=job.url,
-        charset=job.charset,
-        x_robots_tag=job.x_robots_tag,
-        counter=_counter,
-        resolver=_resolver,
-        known=_known,
-    )
+    async def close(self) -> None:
+        self._jobs.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), CLOSE_SECONDS)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            await self.process.wait()
+        await self._reader
 
 
 class AnalysisPool:
     """`workers` processes analysing pages, each its pages in the order given;
-    `analyze` raises what `parse.analyze` raises."""
+    `analyze` raises what `parse.analyze` raises, and `WorkerDiedError` for a worker
+    that ended."""
 
-    def __init__(self, workers: int, counter: TermHasher) -> None:
+    def __init__(self, workers: list[_Worker]) -> None:
+        self._workers = workers
+        self.workers = len(workers)
+        self._unsent: list[list[str]] = [[] for _ in workers]  # known, by worker
+
+    @classmethod
+    async def start(cls, workers: int, n_features: int) -> AnalysisPool:
         if workers < 1:
             raise ValueError("a pool of analysis workers needs at least 1 of them")
-        self.workers = workers
-        spawn = multiprocessing.get_context("spawn")
-        self._executors = [
-            ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=spawn,
-                initializer=_start_worker,
-                initargs=(counter, os.getpid()),
-            )
-            for _ in range(workers)
-        ]
-        self._unsent: list[list[str]] = [[] for _ in range(workers)]  # known, by worker
+        path = os.pathsep.join(filter(None, [_HOME, os.environ.get("PYTHONPATH")]))
+        started = []
+        try:
+            for _ in range(workers):
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "crawler.pipeline.analysis_worker",
+                    str(n_features),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    env={**os.environ, "PYTHONPATH": path},
+                )
+                started.append(_Worker(process))
+        except BaseException:
+            for worker in started:
+                await worker.close()
+            raise
+        return cls(started)
 
     def remember(self, urls: Iterable[str]) -> None:
         """Links handed to storage: every worker leaves them out from its next page on."""
@@ -104,13 +145,9 @@ class AnalysisPool:
 
     async def analyze(self, job: AnalysisJob, worker: int = 0) -> PageAnalysis:
         newly_known, self._unsent[worker] = self._unsent[worker], []
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executors[worker], _analyze_in_worker, job, newly_known
-        )
+        return await self._workers[worker].analyze(job, newly_known)
 
-    def close(self) -> None:
-        """Stop the workers once the page each is analysing is done; pages not begun
-        are not analysed."""
-        for executor in self._executors:
-            executor.shutdown(wait=True, cancel_futures=True)
+    async def close(self) -> None:
+        """Stop the workers once they have answered the pages given to them."""
+        for worker in self._workers:
+            await worker.close()

@@ -23,7 +23,7 @@ from crawler.net.exchange import Exchange
 from crawler.net.urls import KnownUrls, LinkResolver, Scope, host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.analysis_pool import AnalysisJob
+from crawler.pipeline.analysis_worker import AnalysisJob
 from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
 from crawler.pipeline.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -17,6 +19,7 @@ from crawler.net.urls import Scope
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_pool import AnalysisPool
+from crawler.pipeline.analysis_worker import FRAME, frame
 from crawler.pipeline.processor import Processor
 from policies import Candidate, TopicScorer
 from testbed.server import Testbed
@@ -78,7 +81,7 @@ async def test_pages_analysed_in_workers_score_as_on_the_event_loop() -> None:
 
     here, there = processor(), processor()
     scores = set()
-    pool = AnalysisPool(2, there.scorer.counter_.hasher)
+    pool = await AnalysisPool.start(2, there.scorer.n_features)
     try:
         for visit in visits:
             inline = here.process(visit)
@@ -91,7 +94,7 @@ async def test_pages_analysed_in_workers_score_as_on_the_event_loop() -> None:
             assert pooled.write.record == inline.write.record
             scores.add(inline.relevance)
     finally:
-        pool.close()
+        await pool.close()
     assert here.scorer.get_state() == there.scorer.get_state()
     assert len(scores) > 30  # pages that score differently, links estimated differently
 
@@ -108,7 +111,7 @@ async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
         relevance_threshold=0.1,
     ).analysis_job(visit)
     assert job is not None
-    pool = AnalysisPool(1, scorer.counter_.hasher)
+    pool = await AnalysisPool.start(1, scorer.n_features)
     try:
         first = await pool.analyze(job)
         again = await pool.analyze(job)
@@ -117,7 +120,7 @@ async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
         pool.remember(link.url for link in first.links)
         after_all = await pool.analyze(job)
     finally:
-        pool.close()
+        await pool.close()
     assert len(first.links) >= 3
     assert again.links == first.links  # nothing remembered: nothing left out
     assert after_one.links == first.links[1:]
@@ -127,29 +130,64 @@ async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
     assert after_all.counts.rows == 1  # the page alone
 
 
-def test_a_worker_spawned_from_the_crawler_command_loads_neither_scipy_nor_scikit_learn(
-    tmp_path: Path,
-) -> None:
-    """A spawned worker imports its parent's main script: the `crawler` script, which
-    imports `crawler.cli`. What the worker holds then is what it loaded."""
-    script = tmp_path / "crawler_command.py"
-    script.write_text(
-        textwrap.dedent(
-            """
-            from crawler.cli import main  # as the installed `crawler` script begins
-
-            if __name__ == "__main__":
-                from crawler.pipeline.analysis_pool import AnalysisPool
-                from policies.terms import TermHasher
-
-                pool = AnalysisPool(1, TermHasher())
-                names = "sorted(m for m in ('scipy', 'sklearn') if m in __import__('sys').modules)"
-                print(pool._executors[0].submit(eval, names).result())
-                pool.close()
-            """
-        )
-    )
+def test_a_worker_loads_neither_scipy_nor_scikit_learn() -> None:
+    """What a worker imports, from its start to its end, while it analyses a page."""
+    visit = _visits(20)[1]
+    scorer = TopicScorer().fit([TOPIC])
+    job = Processor(
+        scorer=scorer, scope=Scope.of({"127.0.0.1"}, None), store_text=True, relevance_threshold=0.1
+    ).analysis_job(visit)
     run = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-X", "importtime", "-m", "crawler.pipeline.analysis_worker", "1024"],
+        input=frame((job, [])),
+        capture_output=True,
+        check=True,
+        timeout=60,
     )
-    assert run.stdout.strip() == "[]"
+    (size,) = FRAME.unpack(run.stdout[: FRAME.size])
+    done, analysis = pickle.loads(run.stdout[FRAME.size : FRAME.size + size])
+    assert done
+    assert len(analysis.links) >= 3
+    imported = {line.split("|")[-1].strip() for line in run.stderr.decode().splitlines()}
+    assert "crawler.pipeline.parse" in imported
+    assert sorted(m for m in imported if m.split(".")[0] in ("scipy", "sklearn")) == []
+
+
+async def test_a_worker_ends_when_its_crawl_is_killed() -> None:
+    """A crawl killed with SIGKILL cannot stop its workers: its end closes their pipe,
+    and they end too."""
+    script = textwrap.dedent(
+        """
+        import asyncio, sys
+        from crawler.pipeline.analysis_pool import AnalysisPool
+
+        async def main():
+            pool = await AnalysisPool.start(2, 1024)
+            print(*(worker.process.pid for worker in pool._workers), flush=True)
+            await asyncio.sleep(60)
+
+        asyncio.run(main())
+        """
+    )
+    crawl = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE
+    )
+    assert crawl.stdout is not None
+    workers = [int(pid) for pid in (await crawl.stdout.readline()).split()]
+    assert len(workers) == 2
+    assert all(_running(pid) for pid in workers)
+    crawl.kill()
+    await crawl.wait()
+    for _ in range(100):
+        if not any(_running(pid) for pid in workers):
+            break
+        await asyncio.sleep(0.1)
+    assert [pid for pid in workers if _running(pid)] == []
+
+
+def _running(pid: int) -> bool:
+    """Whether the process runs (a zombie, ended but not reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False

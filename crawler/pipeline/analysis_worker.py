@@ -1,0 +1,88 @@
+"""An analysis worker process: `python -m crawler.pipeline.analysis_worker N_FEATURES`.
+
+It reads jobs from its standard input and writes their answers, in the same order, to
+its standard output, each a frame: the length of a pickle (8 bytes, big-endian), then
+the pickle. A job is an `AnalysisJob` and the links the crawl made known since the
+worker's last job; its answer is (True, the `PageAnalysis`) or (False, the exception
+`analyze` raised). The worker keeps from page to page its own cache of resolved links
+and memory of known links (`KnownUrls`), so that it leaves out the links the crawl
+knows before it reads or counts them, as the event loop does.
+
+It ends at the end of its input: when the crawl closes the pipe, or dies (even by
+SIGKILL, which closes it too). A terminal's Ctrl-C is the crawl's to handle: the worker
+ignores SIGINT and finishes the pages it was given. It loads neither SciPy nor
+scikit-learn (`policies.terms` counts terms).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import struct
+import sys
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from crawler.net.urls import KnownUrls, LinkResolver
+from crawler.pipeline.parse import analyze
+from policies.terms import TermHasher
+
+FRAME = struct.Struct("!Q")  # the length of the pickle that follows
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisJob:
+    """What a worker needs of a response to analyse its page."""
+
+    body: bytes
+    url: str
+    charset: str | None
+    x_robots_tag: str | None
+
+
+def frame(value: object) -> bytes:
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return FRAME.pack(len(payload)) + payload
+
+
+def serve(jobs: BinaryIO, answers: BinaryIO, n_features: int) -> None:
+    """Answer the jobs of `jobs` until it ends."""
+    counter = TermHasher(n_features=n_features)
+    resolver = LinkResolver()
+    known = KnownUrls()
+    while len(header := jobs.read(FRAME.size)) == FRAME.size:
+        (size,) = FRAME.unpack(header)
+        job, newly_known = pickle.loads(jobs.read(size))
+        for url in newly_known:
+            known.add(url)
+        try:
+            analysis = analyze(
+                job.body,
+                url=job.url,
+                charset=job.charset,
+                x_robots_tag=job.x_robots_tag,
+                counter=counter,
+                resolver=resolver,
+                known=known,
+            )
+            answer = frame((True, analysis))
+        except Exception as error:  # the page's outcome: the crawl decides what it means
+            try:
+                answer = frame((False, error))
+            except Exception:  # an exception that does not pickle
+                answer = frame((False, RuntimeError(f"{type(error).__name__}: {error}")))
+        answers.write(answer)
+        answers.flush()
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # answers go to the pipe the crawl reads; anything printed by mistake, to stderr
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    serve(sys.stdin.buffer, answers, int(sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()
