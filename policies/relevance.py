@@ -114,6 +114,7 @@ class TopicScorer:
         if self.topic_counts_.nnz == 0:
             raise ValueError("the topic has no words left after removing stop words")
         self.document_frequency_ = np.zeros(self.n_features, dtype=np.float64)
+        self._log_frequency = np.zeros(self.n_features)  # log(1 + document_frequency_)
         self.n_documents_ = 0
         self.feedback_sum_ = np.zeros(self.n_features, dtype=np.float64)
         self.n_feedback_ = 0
@@ -127,6 +128,7 @@ class TopicScorer:
         self._check_fitted()
         # each row's indices are distinct: one more document for each term it holds
         np.add.at(self.document_frequency_, counts.indices, 1.0)
+        self._log_frequency[counts.indices] = np.log1p(self.document_frequency_[counts.indices])
         self.n_documents_ += counts.shape[0]
         # the weights change little per page: refresh them as the corpus grows
         if self.n_documents_ - self._idf_documents >= max(
@@ -148,8 +150,8 @@ class TopicScorer:
 
     def idf(self) -> np.ndarray:
         self._check_fitted()
-        if self._idf is None:
-            idf = np.log((1.0 + self.n_documents_) / (1.0 + self.document_frequency_)) + 1.0
+        if self._idf is None:  # log((1 + n) / (1 + df)) + 1, the logarithms of df kept
+            idf = (np.log1p(self.n_documents_) + 1.0) - self._log_frequency
             self._idf, self._idf_documents = idf, self.n_documents_
             return idf
         return self._idf
@@ -249,6 +251,7 @@ class TopicScorer:
 
     def _set_learned(self, counts: _Counts) -> None:
         self.document_frequency_ = counts.document_frequency.copy()
+        self._log_frequency = np.log1p(self.document_frequency_)
         self.n_documents_ = counts.n_documents
         self.feedback_sum_ = counts.feedback_sum.copy()
         self.n_feedback_ = counts.n_feedback
@@ -323,9 +326,9 @@ class _Counts:
 
 def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
     """The sum of each row's values (0 for an empty row)."""
-    lengths = np.diff(indptr)
-    if len(lengths) == 1:  # a page: most calls
+    if len(indptr) == 2:  # one row (a page): most calls
         return np.add.reduceat(values, [0]) if values.size else np.zeros(1)
+    lengths = indptr[1:] - indptr[:-1]
     sums = np.zeros(len(lengths))
     filled = lengths > 0
     if values.size:
@@ -340,5 +343,5 @@ def _normalized_rows(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
     arithmetic on one page."""
     norms = np.sqrt(_row_sums(values**2, indptr))
     norms[norms == 0.0] = 1.0
-    values /= np.repeat(norms, np.diff(indptr))
+    values /= norms[0] if len(norms) == 1 else np.repeat(norms, indptr[1:] - indptr[:-1])
     return values
