@@ -313,8 +313,13 @@ class Scope:
             return False
         if not self.domains:
             return True
+        # the host, or a domain it is under: each of its dot-suffixes looked up
         host = (url.raw_host or "").lower()
-        return any(host == d or host.endswith("." + d) for d in self.domains)
+        while host not in self.domains:
+            _, dot, host = host.partition(".")
+            if not dot:
+                return False
+        return True
 
     def allows_depth(self, depth: int) -> bool:
         return self.max_depth is None or depth <= self.max_depth
