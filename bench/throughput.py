@@ -62,41 +62,36 @@ def summarize(runs: list[dict]) -> dict:
     }
 
 
-def print_table(size: int | str, summary: dict[str, dict]) -> None:
+def print_table(size: int | str, runs: dict[str, list[dict]]) -> None:
+    """Each kind's medians; then this crawler against each other kind, as the median of
+    the ratios of runs made in the same round (the machine's speed drifts between
+    rounds more than between neighbouring runs)."""
+    summary = {kind: summarize(kind_runs) for kind, kind_runs in runs.items()}
     print(f"\n{f'testbed of {size:,} pages' if isinstance(size, int) else size}; medians")
-    print(f"{'':12} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
+    print(f"{'':22} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
     for kind, row in summary.items():
         print(
-            f"{kind:12} {row['runs']:4} {row['pages']:8.0f} {row['pages_per_second']:8.0f} "
+            f"{kind:22} {row['runs']:4} {row['pages']:8.0f} {row['pages_per_second']:8.0f} "
             f"{row['cpu_ms_per_page']:11.2f} {row['peak_rss_mb']:8.0f}"
         )
-    if "crawler" in summary:
-        mine = summary["crawler"]
-        if "crawler-workers" in summary:
-            workers = summary["crawler-workers"]
-            print(
-                "a worker process per core / one processor: "
-                f"{workers['pages_per_second'] / mine['pages_per_second']:.3f}x pages/s, "
-                f"{workers['cpu_ms_per_page'] / mine['cpu_ms_per_page']:.3f}x CPU per page, "
-                f"{workers['peak_rss_mb'] / mine['peak_rss_mb']:.3f}x peak memory"
+    if "crawler" not in runs:
+        return
+    for other in [kind for kind in runs if kind != "crawler"]:
+        pairs = list(zip(runs["crawler"], runs[other], strict=False))
+        print(
+            f"crawler / {other}, by round: "
+            + ", ".join(
+                f"{statistics.median(ratio(mine, theirs) for mine, theirs in pairs):.2f}x {name}"
+                for name, ratio in RATIOS.items()
             )
-        if "crawler-warc" in summary:
-            warc = summary["crawler-warc"]
-            print(
-                "with --warc / without: "
-                f"{warc['pages_per_second'] / mine['pages_per_second']:.3f}x pages/s, "
-                f"{warc['cpu_ms_per_page'] / mine['cpu_ms_per_page']:.3f}x CPU per page, "
-                f"{warc['peak_rss_mb'] / mine['peak_rss_mb']:.3f}x peak memory"
-            )
-        for other in ("scrapy", "minimal"):
-            if other in summary:
-                theirs = summary[other]
-                print(
-                    f"crawler / {other}: "
-                    f"{mine['pages_per_second'] / theirs['pages_per_second']:.2f}x pages/s, "
-                    f"{mine['cpu_ms_per_page'] / theirs['cpu_ms_per_page']:.2f}x CPU per page, "
-                    f"{mine['peak_rss_mb'] / theirs['peak_rss_mb']:.2f}x peak memory"
-                )
+        )
+
+
+RATIOS = {
+    "pages/s": lambda a, b: (a["pages"] / a["seconds"]) / (b["pages"] / b["seconds"]),
+    "CPU per page": lambda a, b: (a["cpu_seconds"] / a["pages"]) / (b["cpu_seconds"] / b["pages"]),
+    "peak memory": lambda a, b: a["peak_rss_mb"] / b["peak_rss_mb"],
+}
 
 
 def main() -> None:
@@ -114,7 +109,7 @@ def main() -> None:
         seeds = args.seeds_file.read_text().split()
         hosts = sorted({urlsplit(url).hostname or "" for url in seeds})
         runs = run_interleaved(args, str(args.seeds_file), hosts, args.max_pages or 0)
-        print_table(str(args.seeds_file), {kind: summarize(r) for kind, r in runs.items()})
+        print_table(str(args.seeds_file), runs)
         write_results(args, {str(args.seeds_file): runs})
         return
 
@@ -124,7 +119,7 @@ def main() -> None:
         with served_testbed(port=PORT, pages=size, hosts=args.hosts) as (seed, hosts):
             runs = run_interleaved(args, seed, hosts, max_pages)
         results[str(size)] = runs
-        print_table(size, {kind: summarize(kind_runs) for kind, kind_runs in runs.items()})
+        print_table(size, runs)
         write_results(args, results)  # after every size: a long run keeps what it has
 
 
