@@ -63,9 +63,10 @@ def summarize(runs: list[dict]) -> dict:
 
 
 def print_table(size: int | str, runs: dict[str, list[dict]]) -> None:
-    """Each kind's medians; then this crawler against each other kind, as the median of
-    the ratios of runs made in the same round (the machine's speed drifts between
-    rounds more than between neighbouring runs)."""
+    """Each kind's medians; then each of this crawler's kinds against the other crawlers
+    and against its defaults, as the median of the ratios of runs made in the same
+    round (the machine's speed drifts between rounds more than between neighbouring
+    runs)."""
     summary = {kind: summarize(kind_runs) for kind, kind_runs in runs.items()}
     print(f"\n{f'testbed of {size:,} pages' if isinstance(size, int) else size}; medians")
     print(f"{'':22} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
@@ -74,17 +75,17 @@ def print_table(size: int | str, runs: dict[str, list[dict]]) -> None:
             f"{kind:22} {row['runs']:4} {row['pages']:8.0f} {row['pages_per_second']:8.0f} "
             f"{row['cpu_ms_per_page']:11.2f} {row['peak_rss_mb']:8.0f}"
         )
-    if "crawler" not in runs:
-        return
-    for other in [kind for kind in runs if kind != "crawler"]:
-        pairs = list(zip(runs["crawler"], runs[other], strict=False))
-        print(
-            f"crawler / {other}, by round: "
-            + ", ".join(
-                f"{statistics.median(ratio(mine, theirs) for mine, theirs in pairs):.2f}x {name}"
-                for name, ratio in RATIOS.items()
+    mine = [kind for kind in runs if kind.startswith("crawler")]
+    for kind in mine:
+        for other in [o for o in runs if o not in mine or (o == "crawler" != kind)]:
+            pairs = list(zip(runs[kind], runs[other], strict=False))
+            print(
+                f"{kind} / {other}, by round: "
+                + ", ".join(
+                    f"{statistics.median(ratio(a, b) for a, b in pairs):.2f}x {name}"
+                    for name, ratio in RATIOS.items()
+                )
             )
-        )
 
 
 RATIOS = {
