@@ -22,6 +22,7 @@ import contextlib
 import os
 import pickle
 import sys
+import sysconfig
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,8 +33,12 @@ from crawler.pipeline.parse import PageAnalysis
 __all__ = ["AnalysisJob", "AnalysisPool", "WorkerDiedError"]
 
 CLOSE_SECONDS = 10.0  # a closed worker's time to finish its pages before it is killed
-# the workers import this package wherever the crawl's process found it
+# the workers import this package where the crawl's process found it: from a source
+# checkout, its directory goes first on their path; installed, they find it anyway
 _HOME = str(Path(__file__).resolve().parents[2])
+_INSTALLED = _HOME in {
+    str(Path(sysconfig.get_paths()[kind]).resolve()) for kind in ("purelib", "platlib")
+}
 
 
 class WorkerDiedError(RuntimeError):
@@ -59,9 +64,13 @@ class _Worker:
         answer = asyncio.get_running_loop().create_future()
         self._waiting.append(answer)
         self._jobs.write(frame((job, newly_known)))
-        with contextlib.suppress(ConnectionError):  # a worker gone: its reader says so
-            await self._jobs.drain()
-        return await answer
+        try:
+            with contextlib.suppress(ConnectionError):  # a worker gone: its reader says so
+                await self._jobs.drain()
+            return await answer
+        except asyncio.CancelledError:
+            answer.cancel()  # its answer, when it comes, is dropped
+            raise
 
     async def _read_answers(self) -> None:
         try:
@@ -117,7 +126,11 @@ class AnalysisPool:
     async def start(cls, workers: int, n_features: int) -> AnalysisPool:
         if workers < 1:
             raise ValueError("a pool of analysis workers needs at least 1 of them")
-        path = os.pathsep.join(filter(None, [_HOME, os.environ.get("PYTHONPATH")]))
+        environment = dict(os.environ)
+        if not _INSTALLED:
+            environment["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [_HOME, os.environ.get("PYTHONPATH")])
+            )
         started = []
         try:
             for _ in range(workers):
@@ -128,7 +141,7 @@ class AnalysisPool:
                     str(n_features),
                     stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
-                    env={**os.environ, "PYTHONPATH": path},
+                    env=environment,
                 )
                 started.append(_Worker(process))
         except BaseException:
