@@ -313,12 +313,12 @@ class Scope:
             return False
         if not self.domains:
             return True
-        # the host, or a domain it is under: each of its dot-suffixes looked up
+        # the host, or a domain it is under: it and each of its dot-suffixes looked up
         host = (url.raw_host or "").lower()
         while host not in self.domains:
-            _, dot, host = host.partition(".")
-            if not dot:
+            if "." not in host:
                 return False
+            host = host.partition(".")[2]
         return True
 
     def allows_depth(self, depth: int) -> bool:
