@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 import zlib
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -59,7 +60,10 @@ def _lock_order(connection: AsyncConnection, rows: list[dict[str, Any]], key: st
 
 
 def _insert(connection: AsyncConnection, table: Any) -> Any:
-    dialect = connection.dialect.name
+    return _dialect_insert(connection.dialect.name, table)
+
+
+def _dialect_insert(dialect: str, table: Any) -> Any:
     if dialect == "postgresql":
         return postgresql.insert(table)
     if dialect == "sqlite":
@@ -85,11 +89,7 @@ async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[
         urls = [new for new in urls if new.url not in known]
         if not urls:
             return []
-    statement = (
-        _insert(connection, UrlRow)
-        .on_conflict_do_nothing(index_elements=["url"])
-        .returning(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score)
-    )
+    statement = _add_urls_statement(connection.dialect.name)
     rows = [
         {
             "url": new.url,
@@ -106,6 +106,17 @@ async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[
     result = await connection.execute(statement, rows)
     given = {new.url: index for index, new in enumerate(urls)}
     return sorted((QueuedUrl(*row) for row in result.all()), key=lambda q: given[q.url])
+
+
+@functools.cache
+def _add_urls_statement(dialect: str) -> Any:
+    """Built once a dialect: a batch's statements are the same but for their rows, and
+    building one costs the writer's thread more than running it."""
+    return (
+        _dialect_insert(dialect, UrlRow)
+        .on_conflict_do_nothing(index_elements=["url"])
+        .returning(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score)
+    )
 
 
 async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> dict[str, int]:
@@ -193,11 +204,15 @@ async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRec
     _lock_order(connection, updates, "b_id")
     await connection.execute(_RECORD_FETCH, updates)
     if texts:
-        statement = _insert(connection, PageText)
-        statement = statement.on_conflict_do_update(
-            index_elements=["url_id"], set_={"text": statement.excluded.text}
-        )
-        await connection.execute(statement, texts)
+        await connection.execute(_page_text_upsert(connection.dialect.name), texts)
+
+
+@functools.cache
+def _page_text_upsert(dialect: str) -> Any:
+    statement = _dialect_insert(dialect, PageText)
+    return statement.on_conflict_do_update(
+        index_elements=["url_id"], set_={"text": statement.excluded.text}
+    )
 
 
 def _compressed_texts(records: Sequence[FetchRecord]) -> list[dict[str, Any]]:
