@@ -155,6 +155,8 @@ def test_scores_and_link_estimates_are_the_cosines_scikit_learn_computes(texts: 
     scorer = TopicScorer(link_text_weight=1.0).fit(["solar energy"])
     pages = scorer.counter_.count([SOLAR, COOKING, "solar bills", "energy"])
     scorer.partial_fit_counts(pages).add_feedback(pages)
+    documents, frequency = scorer.n_documents_, scorer.document_frequency_
+    np.testing.assert_allclose(scorer.idf(), np.log((1 + documents) / (1 + frequency)) + 1)
     topic = reference_weights(scorer, ["solar energy"]).toarray().ravel()
     scores = scorer.score(texts)
     np.testing.assert_allclose(scores, [scorer.score([text])[0] for text in texts])
