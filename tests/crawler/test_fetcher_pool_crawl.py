@@ -59,12 +59,15 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
     assert 0.4 * server_rate < arrival < server_rate + spread
     assert spread < 0.6 * arrival
     assert service > arrival  # processing a page is faster than fetching one
-    # the pool was solved for rates within 10% of the last ones published (it is solved
-    # again when they move more): the best static pool for rates that close, by eq. (4)
+    # the pool was solved for rates within 10% of the last ones published (both in one
+    # cell of the solver's grid, 10% wide): the best static pool, by eq. (4), for rates
+    # across that span, in steps of a quarter of it (its corners alone miss a minimum
+    # inside it)
+    span = [1.1 ** (step / 4) for step in range(-4, 5)]
     nearby = [
         static_costs(arrival * a, service * s, buffer=buffer, gamma=gamma)
-        for a in (1 / 1.1, 1.0, 1 / 0.9)
-        for s in (1 / 1.1, 1.0, 1 / 0.9)
+        for a in span
+        for s in span
     ]
     best_pools = [1 + costs.index(min(costs)) for costs in nearby]
     expected_cost = value("crawler_pool_expected_cost")
