@@ -8,7 +8,8 @@ the writer, the re-visit plans and the checkpoints (`checkpoints`). The engine d
 whether to dispatch (the pool policy's target of visits in flight); politeness decides
 when each host may be asked. A fetched visit is settled in one place (`settle`): retried,
 lost (only with `drop_at_full_queue`, Talim et al.'s loss) or queued, its fetcher waiting
-for room (blocking after service). What a commit stored goes back to the frontier
+for room (blocking after service); none is dispatched while each of the processor's
+servers has a page waiting. What a commit stored goes back to the frontier
 (`feedback`). A visit waiting part-way for a host's turn (a redirect's target) is not
 fetching: its place goes to another visit, and visits in all stay within twice the
 concurrency.
@@ -235,7 +236,11 @@ class Engine:
                 self._refill = group.create_task(self._refill_frontier(), name="refill")
             # backpressure: results the writer has not committed hold memory (text,
             # links); past a bound, no new visits until it catches up
-            blocked = room <= 0 or self._writer.pending >= MAX_WRITE_BACKLOG
+            blocked = (
+                room <= 0
+                or self._writer.pending >= MAX_WRITE_BACKLOG
+                or self._processor_behind()
+            )
             if not blocked:
                 candidate = self.frontier.pop(functools.partial(self._ready, now=now))
                 if (
@@ -259,6 +264,19 @@ class Engine:
             self._wake.clear()
             await wait_event(self._wake, timeout)
         return "stopped"
+
+    def _processor_behind(self) -> bool:
+        """Each of the processor's servers has a page waiting: hold new visits.
+
+        A page fetched now would wait a round at the processor, and the links of the
+        pages ahead of it are not yet in the frontier: its URL would be chosen without
+        them. Without the hold the queue fills to K and every choice misses K pages'
+        links, which costs a focused crawl its focus when the processor is the slower
+        side. With the paper's loss (`drop_at_full_queue`) the queue is the model's and
+        fills as it does there."""
+        if self.limits.drop_at_full_queue:
+            return False
+        return self.processing.waiting >= self.processing.servers
 
     async def _refill_frontier(self) -> None:
         """Bring spilled URLs back from the database while the frontier runs low."""

@@ -77,6 +77,11 @@ class Processing:
         return self._responses.qsize() + self._serving
 
     @property
+    def waiting(self) -> int:
+        """Pages no server has taken yet."""
+        return self._responses.qsize()
+
+    @property
     def is_full(self) -> bool:
         return self.length >= self.buffer
 
