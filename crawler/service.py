@@ -63,7 +63,7 @@ async def run_crawl(
 
     db = storage.open_engine(config.db)
     archive: WarcArchive | None = None
-    processors = config.processors
+    processors = config.processor_count()
     analysis: AnalysisPool | None = None
     try:
         if processors > 1:

@@ -51,7 +51,7 @@ def check(config: CrawlConfig) -> None:
     )
     require(config.buffer >= 2, "buffer", "must hold at least 2 pages")
     require(
-        1 <= config.processors <= config.buffer,
+        config.processors is None or 1 <= config.processors <= config.buffer,
         "processors",
         f"must be between 1 and buffer ({config.buffer}): each works on a page of the queue",
     )

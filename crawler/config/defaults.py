@@ -26,9 +26,6 @@ ROBOTS_TTL = 86_400.0  # seconds a robots.txt is trusted
 ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
 
 FETCHERS = "mdp"  # the pool policy
-# processes analysing pages. One: on 2 cores, worker processes cost more than they spare
-# (docs/benchmarks.md, the cost of a page)
-PROCESSORS = 1
 FULL_QUEUE = "block"  # a page meeting a full processor queue waits with its fetcher
 
 REVISIT = "off"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,11 +153,12 @@ class CrawlConfig:
         "pool",
         "fetcher pool policy: " + ", ".join(names("pool")) + " (docs/fetcher-pool.md)",
     )
-    processors: int = setting(
-        defaults.PROCESSORS,
+    processors: int | None = setting(
+        None,
         "pool",
         "processes that analyse pages (c servers of the processor's queue); 1: the event "
-        "loop does it all; more: worker processes (docs/fetcher-pool.md)",
+        "loop does it all; more: worker processes; by default one per core this process "
+        "may use, at most buffer (docs/fetcher-pool.md)",
     )
     full_queue: str = setting(
         defaults.FULL_QUEUE,
@@ -256,10 +258,23 @@ class CrawlConfig:
             pairs.append((prefix, value))
         return tuple(pairs)
 
+    def processor_count(self) -> int:
+        """The processor's servers: `processors`, or one per usable core."""
+        if self.processors is not None:
+            return self.processors
+        return max(1, min(usable_cores(), self.buffer))
+
     def check_runnable(self) -> None:
         """What `crawler run` needs beyond valid values."""
         require(bool(self.seeds), "seeds", "give at least one seed URL (--seed or --seeds-file)")
         require(bool(self.topic.strip()), "topic", "give a topic (--topic or --topic-file)")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, where the system tells)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def setting_names() -> list[str]:

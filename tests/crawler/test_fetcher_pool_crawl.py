@@ -36,6 +36,7 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
             registry=registry,
             allowed_domains=tuple(bed.hostnames),
             fetchers=policy,
+            processors=1,  # the paper's single server, whose costs static_costs computes
             buffer=buffer,
             gamma=gamma,
             concurrency=40,

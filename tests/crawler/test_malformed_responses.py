@@ -152,10 +152,10 @@ async def test_a_bug_on_one_url_is_its_outcome_and_a_resumed_crawl_goes_on(
     app = site({"/": html(links(*PAGES)), **{path: html(links("/more")) for path in PAGES}})
     app.router.add_get("/more", html(links()))
     registry = CollectorRegistry()
-    async with serving(app) as base:
+    async with serving(app) as base:  # analysed here, where the bug is patched in
         with caplog.at_level(logging.WARNING, logger="crawler.engine.engine"):
-            summary = await crawl(db_url, [base], registry=registry)
-        again = await crawl(db_url, [base])
+            summary = await crawl(db_url, [base], registry=registry, processors=1)
+        again = await crawl(db_url, [base], processors=1)
     assert summary.stop_reason == again.stop_reason == "frontier exhausted"
     stored = await collection(db_url)
     assert stored[base + "p1"].error == "internal_error"
