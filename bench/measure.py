@@ -2,8 +2,8 @@
 
 python bench/measure.py KIND SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
-KIND: crawler (its defaults), crawler-warc (and WARC files), crawler-workers (a worker
-process per core), minimal or scrapy.
+KIND: crawler (its defaults: a worker process per core), crawler-warc (and WARC files),
+crawler-one-processor (pages analysed on the event loop), minimal or scrapy.
 
 SEED is a URL, or a file of seed URLs, one a line (a real web's seeds.txt).
 MAX_PAGES 0 crawls to the end of the web; otherwise each crawler stops at its own count
@@ -107,7 +107,7 @@ def main() -> None:
         def run() -> int:
             return asyncio.run(minimal_loop.crawl(seeds, **limits))
 
-    elif kind in ("crawler", "crawler-warc", "crawler-workers"):
+    elif kind in ("crawler", "crawler-warc", "crawler-one-processor"):
         from prometheus_client import CollectorRegistry
 
         from crawler.config import CrawlConfig
@@ -126,7 +126,7 @@ def main() -> None:
             allow_private_networks=True,
             allowed_domains=tuple(hosts),
             warc=str(warc_directory(db)) if kind == "crawler-warc" else None,
-            processors=(os.cpu_count() or 1) if kind == "crawler-workers" else 1,
+            processors=1 if kind == "crawler-one-processor" else None,
         )
 
         def value(name: str) -> float:

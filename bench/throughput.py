@@ -17,7 +17,8 @@ hosts of those seeds (the real web of `bench/realweb/`):
     python bench/throughput.py --seeds-file /tmp/realweb/seeds.txt --kinds crawler minimal
 
 `--kinds crawler crawler-warc` measures the cost of writing WARC files (`--warc`);
-`--kinds crawler crawler-workers` that of analysing pages in a worker process per core.
+`--kinds crawler crawler-one-processor` that of analysing pages on the event loop instead
+of in a worker process per core.
 
 The JSON keeps every run with its samples; `bench/plot_throughput.py` draws them.
 """
@@ -38,7 +39,7 @@ sys.path.insert(0, str(HERE))
 from testbed_process import served_testbed  # noqa: E402
 
 PORT = 18_431
-KINDS = ("crawler", "crawler-workers", "crawler-warc", "scrapy", "minimal")
+KINDS = ("crawler", "crawler-one-processor", "crawler-warc", "scrapy", "minimal")
 DEFAULT_KINDS = ["crawler", "scrapy", "minimal"]
 
 
