@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import pickle
 import subprocess
 import sys
@@ -11,6 +13,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from prometheus_client import CollectorRegistry
 from yarl import URL
 
@@ -52,6 +55,34 @@ async def test_a_crawl_with_worker_processes_stores_every_page_once(db_url: str)
     assert (
         registry.get_sample_value("crawler_pages_analysed_total", {"where": "event_loop"}) is None
     )
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+async def test_by_default_pages_are_analysed_by_a_worker_process_per_core(
+    db_url: str, cores: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    available = os.sched_getaffinity(0)
+    if len(available) < cores:
+        pytest.skip(f"this machine lets the tests use {len(available)} cores")
+    registry = CollectorRegistry()
+    os.sched_setaffinity(0, sorted(available)[:cores])  # this thread runs the crawl
+    try:
+        async with Testbed(WebSpec(pages=60, hosts=2, seed=3)) as bed:
+            with caplog.at_level(logging.INFO, logger="crawler.service"):
+                await crawl(
+                    db_url, bed.seeds, allowed_domains=tuple(bed.hostnames), registry=registry
+                )
+    finally:
+        os.sched_setaffinity(0, available)
+    (started,) = [r.getMessage() for r in caplog.records if "crawl started" in r.getMessage()]
+    assert started.endswith(f"{cores} processors")
+    analysed = {
+        where: registry.get_sample_value("crawler_pages_analysed_total", {"where": where})
+        for where in ("event_loop", "workers")
+    }
+    there, elsewhere = ("event_loop", "workers") if cores == 1 else ("workers", "event_loop")
+    assert (analysed[there] or 0) > 10
+    assert analysed[elsewhere] is None
 
 
 def _visits(pages: int) -> list[Visit]:
