@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 from scipy.sparse.linalg import spsolve
 
 from policies.mm1k import check_queue
@@ -239,6 +238,8 @@ def stationary_distribution(model: PoolModel, actions: np.ndarray, *, start: int
 def solve_exactly(model: PoolModel) -> float:
     """The optimal average cost by linear programming over state-action frequencies
     (the MDP is communicating, so one constant gain is optimal from every state)."""
+    from scipy.optimize import linprog  # 18 MB a crawl, which never calls this, spares
+
     states, actions = np.nonzero(model.allowed)
     count = states.size
     rows = model.next[states, actions].ravel()
