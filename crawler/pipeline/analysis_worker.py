@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from crawler.memory import return_large_blocks
 from crawler.net.urls import KnownUrls, LinkResolver
 from crawler.pipeline.parse import analyze
 from policies.terms import TermHasher
@@ -78,6 +79,7 @@ def serve(jobs: BinaryIO, answers: BinaryIO, n_features: int) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return_large_blocks()  # a big page's parse tree leaves with it
     # answers go to the pipe the crawl reads; anything printed by mistake, to stderr
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
