@@ -237,9 +237,7 @@ class Engine:
             # backpressure: results the writer has not committed hold memory (text,
             # links); past a bound, no new visits until it catches up
             blocked = (
-                room <= 0
-                or self._writer.pending >= MAX_WRITE_BACKLOG
-                or self._processor_behind()
+                room <= 0 or self._writer.pending >= MAX_WRITE_BACKLOG or self._processor_behind()
             )
             if not blocked:
                 candidate = self.frontier.pop(functools.partial(self._ready, now=now))
