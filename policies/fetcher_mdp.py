@@ -238,7 +238,7 @@ def stationary_distribution(model: PoolModel, actions: np.ndarray, *, start: int
 def solve_exactly(model: PoolModel) -> float:
     """The optimal average cost by linear programming over state-action frequencies
     (the MDP is communicating, so one constant gain is optimal from every state)."""
-    from scipy.optimize import linprog  # 18 MB a crawl, which never calls this, spares
+    from scipy.optimize import linprog  # imported here: a crawl never needs its 18 MB
 
     states, actions = np.nonzero(model.allowed)
     count = states.size

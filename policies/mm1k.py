@@ -126,7 +126,7 @@ def optimal_traffic(*, gamma: float, buffer: int, service_rate: float, servers: 
     rounding hides their sign. With c servers the same holds with gamma(K, c) of
     `critical_gamma` (unimodality checked numerically, not proved).
     """
-    from scipy.optimize import minimize_scalar  # 18 MB only a crawl that needs it loads
+    from scipy.optimize import minimize_scalar  # 18 MB, loaded by --fetchers mm1k alone
 
     critical = critical_gamma(buffer=buffer, service_rate=service_rate, servers=servers)
     if math.isclose(gamma, critical, rel_tol=1e-12):
