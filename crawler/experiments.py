@@ -91,6 +91,7 @@ class CrawlSettings:
     budget: int = 1_000  # pages fetched in each crawl
     concurrency: int = 8
     per_host_concurrency: int = 1
+    patience: float | None = None  # every policy's; None: each policy's own
 
 
 @dataclass
@@ -126,6 +127,7 @@ async def crawl_order(
         per_host_concurrency=settings.per_host_concurrency,
         max_pages=settings.budget,
         policy=policy,
+        patience=settings.patience,
         metrics_port=0,
         allow_private_networks=True,
         allowed_domains=web.hostnames,

@@ -60,7 +60,7 @@ async def run_crawl(
     scope = Scope.of(
         config.allowed_domains or {seed.raw_host or "" for seed in seeds}, config.max_depth
     )
-    frontier = make_frontier_policy(config.policy)
+    frontier = make_frontier_policy(config.policy, patience=config.patience)
     scorer = TopicScorer().fit([config.topic])
 
     db = storage.open_engine(config.db)

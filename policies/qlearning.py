@@ -118,6 +118,12 @@ class QLearningFrontier(PriorityFrontier):
     best-first's. Hosts compete with their learned value and an optimism for the hosts
     barely tried (`HostValues`), so that no host is left untried because its first
     links promise nothing.
+    It is patient (`patience` 0.5): a URL is left waiting while a busy host holds one
+    ranked more than twice as high. This is Whittle's relaxation, which the paper's index
+    policy comes from: m projects active on average rather than exactly m at each step,
+    with a subsidy for passivity; here an arm stays passive when its index is below
+    half that of an arm politeness keeps from being activated now, and the slot goes to
+    that arm when its host's turn comes.
     The model learns a batch of fetches at a time; after each batch the queue is
     re-ranked a few hosts at a time, about `rerank_budget` URLs, so the cost per fetch
     is flat whatever the frontier's size and a large queue is re-ranked over a few
@@ -126,6 +132,7 @@ class QLearningFrontier(PriorityFrontier):
     """
 
     name = "qlearning"
+    default_patience = 0.5
 
     def __init__(
         self,
@@ -134,10 +141,11 @@ class QLearningFrontier(PriorityFrontier):
         horizon: int = 10,
         rerank_budget: int = 4_000,
         subsidy_memory: float = 0.9,
+        patience: float | None = None,
         model: LinkContextModel | None = None,
         host_values: HostValues | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(patience=patience)
         self.settings = settings or LearningSettings()
         self.model = model or LinkContextModel()
         self.host_values = host_values or HostValues()
@@ -205,8 +213,12 @@ class QLearningFrontier(PriorityFrontier):
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
 
-    def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
-        candidate = super().pop(is_ready)
+    def pop(
+        self,
+        is_ready: Callable[[str], bool],
+        turn_comes: Callable[[str], bool] | None = None,
+    ) -> Candidate | None:
+        candidate = super().pop(is_ready, turn_comes)
         if candidate is not None and not candidate.revisit:
             self.host_values.tried(candidate.host)
             self.refresh_host(candidate.host)

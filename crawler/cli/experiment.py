@@ -70,6 +70,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     live.add_argument("--concurrency", type=int, default=8)
     live.add_argument("--per-host-concurrency", type=int, default=1)
+    live.add_argument(
+        "--patience",
+        type=float,
+        help="every policy's patience (see `crawler run --help`); default: each policy's own",
+    )
     live.add_argument("--plot", type=Path, help="draw the harvest and recall curves here (PNG)")
     live.add_argument("--json", action="store_true", help="one JSON object")
     live.set_defaults(handler=_live)
@@ -132,7 +137,11 @@ def _live(args: argparse.Namespace) -> int:
     for name in ("budget", "repeat", "concurrency", "per_host_concurrency"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
-    settings = CrawlSettings(args.budget, args.concurrency, args.per_host_concurrency)
+    if args.patience is not None and not 0.0 <= args.patience <= 1.0:
+        raise ConfigError("--patience must be between 0 and 1")
+    settings = CrawlSettings(
+        args.budget, args.concurrency, args.per_host_concurrency, patience=args.patience
+    )
 
     def report(policy: str, run: int, measured: dict[str, float]) -> None:
         if not args.json:

@@ -49,6 +49,11 @@ def check(config: CrawlConfig) -> None:
     require(
         0.0 <= config.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
     )
+    require(
+        config.patience is None or 0.0 <= config.patience <= 1.0,
+        "patience",
+        "must be between 0 and 1",
+    )
     require(config.buffer >= 2, "buffer", "must hold at least 2 pages")
     require(
         config.processors is None or 1 <= config.processors <= config.buffer,

@@ -65,6 +65,13 @@ class CrawlConfig:
         "crawl",
         "frontier order: " + ", ".join(names("frontier")) + " (docs/frontier.md)",
     )
+    patience: float | None = setting(
+        None,
+        "crawl",
+        "fetch a URL only if it ranks at least this share of the best URL of a host busy "
+        "with its usual turn, else wait for that host (0: never wait); default: the "
+        "policy's own (qlearning 0.5, the others 0)",
+    )
     allowed_domains: tuple[str, ...] = setting(
         (),
         "crawl",

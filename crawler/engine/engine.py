@@ -240,7 +240,10 @@ class Engine:
                 room <= 0 or self._writer.pending >= MAX_WRITE_BACKLOG or self._processor_behind()
             )
             if not blocked:
-                candidate = self.frontier.pop(functools.partial(self._ready, now=now))
+                candidate = self.frontier.pop(
+                    functools.partial(self._ready, now=now),
+                    functools.partial(self._turn_comes, now=now),
+                )
                 if (
                     candidate is not None
                     and not candidate.revisit
@@ -256,7 +259,13 @@ class Engine:
             if self.is_idle():
                 return "frontier exhausted"
             # blocked, a visit ending or a commit wakes the loop; else the next host's turn
-            timeout = MAX_IDLE_WAIT if blocked else self._until_next_ready(now)
+            if blocked:
+                timeout = MAX_IDLE_WAIT
+            elif self.frontier.waiting_for is not None:  # the policy waits for that host
+                self.metrics.focus_waits.inc()
+                timeout = self._until_ready(self.frontier.waiting_for, now)
+            else:
+                timeout = self._until_next_ready(now)
             if deadline is not None:
                 timeout = min(timeout, max(0.0, deadline - now))
             self._wake.clear()
@@ -289,13 +298,23 @@ class Engine:
             return False
         return self.politeness.ready(host, now)
 
+    def _turn_comes(self, host: str, now: float) -> bool:
+        """Whether `host`, not ready, is closed only by its own turn (not another
+        daemon's, not backing off): a policy may wait for it."""
+        if self.leases is not None and not self.leases.holds(host):
+            return False
+        return self.politeness.turn_comes(host, now)
+
+    def _until_ready(self, host: str, now: float) -> float:
+        """Seconds to `host`'s turn; a visit ending wakes the loop sooner."""
+        ready_at = self.politeness.ready_at(host)
+        return MAX_IDLE_WAIT if ready_at is None else min(max(ready_at - now, 0.0), MAX_IDLE_WAIT)
+
     def _until_next_ready(self, now: float) -> float:
-        soonest = MAX_IDLE_WAIT
-        for host in self.frontier.hosts():
-            ready_at = self.politeness.ready_at(host)
-            if ready_at is not None:
-                soonest = min(soonest, ready_at - now)
-        return max(soonest, 0.0)
+        return min(
+            (self._until_ready(host, now) for host in self.frontier.hosts()),
+            default=MAX_IDLE_WAIT,
+        )
 
     async def _revisit_loop(self) -> None:
         """Every period, the sources the re-visit policy chooses go to the frontier."""

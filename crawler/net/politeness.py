@@ -66,6 +66,16 @@ class Politeness:
             return None
         return slot.not_before
 
+    def turn_comes(self, host: str, now: float) -> bool:
+        """Whether `host` is closed only by its usual turn: its request slots taken or
+        its usual interval running, not a backoff, a Retry-After or a deferral."""
+        slot = self._slots.get(host)
+        if slot is None:
+            return True
+        if slot.backoff > 1.0 or slot.failures:
+            return False
+        return slot.not_before - now <= self.interval(host)
+
     def slots(self) -> Iterator[tuple[str, HostSlot]]:
         return iter(self._slots.items())
 

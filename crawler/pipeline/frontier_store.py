@@ -94,14 +94,25 @@ class BoundedFrontier:
             return
         self.policy.push(candidate)
 
-    def pop(self, is_ready: Callable[[str], bool]) -> Candidate | None:
-        while (candidate := self.policy.pop(is_ready)) is not None and not candidate.revisit:
+    def pop(
+        self,
+        is_ready: Callable[[str], bool],
+        turn_comes: Callable[[str], bool] | None = None,
+    ) -> Candidate | None:
+        while (
+            candidate := self.policy.pop(is_ready, turn_comes)
+        ) is not None and not candidate.revisit:
             self._in_memory.discard(candidate.url_id)
             if candidate.url_id not in self._dropped:
                 self._dispatched[candidate.url_id] = candidate.host
                 break
             self._dropped.discard(candidate.url_id)
         return candidate
+
+    @property
+    def waiting_for(self) -> str | None:
+        """The host the last `pop` chose to wait for (the policy's patience)."""
+        return self.policy.waiting_for
 
     def drop(self, url_ids: Iterable[int]) -> None:
         """These queued URLs were fetched as redirect targets: never dispatch them."""

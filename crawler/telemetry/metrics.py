@@ -123,6 +123,12 @@ class CrawlerMetrics:
             "Time fetchers spent holding a page while the processor queue was full",
             registry=registry,
         )
+        self.focus_waits = Counter(
+            "crawler_focus_waits",
+            "Times the dispatcher left a fetch slot idle for a busy host whose URL ranks "
+            "far above every ready one (the frontier's patience)",
+            registry=registry,
+        )
         self.requests = Counter(
             "crawler_requests",
             "HTTP requests sent: pages, robots.txt, every redirect hop and every retry",

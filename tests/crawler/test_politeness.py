@@ -90,3 +90,17 @@ def test_closed_seconds_count_each_moment_once() -> None:
     slot = polite.slot("a")
     assert slot.requests == 2
     assert slot.closed_seconds == pytest.approx(9.0)
+
+
+def test_a_host_whose_turn_comes_is_busy_or_in_its_usual_interval_only() -> None:
+    polite = Politeness(delay=2.0)
+    assert polite.turn_comes("new", 0.0)
+    polite.start("a", 0.0)
+    assert polite.turn_comes("a", 0.0)  # in flight: its turn comes when the response ends
+    polite.finish("a", 1.0)
+    assert polite.turn_comes("a", 1.0)  # its usual two seconds
+    polite.start("b", 0.0)
+    polite.finish("b", 1.0, Feedback.THROTTLED)
+    assert not polite.turn_comes("b", 1.0)  # backing off: not soon
+    polite.defer("c", 0.0, until=60.0)
+    assert not polite.turn_comes("c", 0.0)  # its robots.txt is unavailable

@@ -161,3 +161,56 @@ def test_unknown_policy_names_the_known_ones() -> None:
 def test_a_name_cannot_be_registered_twice() -> None:
     with pytest.raises(ValueError, match="already registered"):
         register_frontier_policy("bfs", BreadthFirst)
+
+
+def waiting_frontier(patience: float, *, rich_score: float = 0.8, poor_score: float = 0.2):
+    frontier = BestFirst(patience=patience)
+    frontier.push(candidate(1, host="rich", score=rich_score))
+    frontier.push(candidate(2, host="poor", score=poor_score))
+    return frontier
+
+
+def rich_is_busy(host: str) -> bool:
+    return host != "rich"
+
+
+def test_with_patience_the_frontier_waits_for_a_busy_host_whose_url_ranks_far_above() -> None:
+    frontier = waiting_frontier(0.5)
+    assert frontier.pop(rich_is_busy, turn_comes=lambda host: True) is None
+    assert frontier.waiting_for == "rich"
+    assert len(frontier) == 2  # nothing lost: the rich host's turn takes its URL
+    assert frontier.pop(always).url_id == 1
+    assert frontier.pop(always, turn_comes=lambda host: True).url_id == 2
+    assert frontier.waiting_for is None
+
+
+@pytest.mark.parametrize(
+    ("patience", "poor_score", "turn_comes"),
+    [
+        (0.0, 0.2, True),  # no patience: every slot is filled
+        (0.5, 0.4, True),  # half the rich URL's rank: worth fetching now
+        (0.5, 0.2, False),  # the rich host backs off or is another daemon's: no wait
+    ],
+)
+def test_the_frontier_fetches_the_ready_url_when_waiting_is_not_worth_it(
+    patience: float, poor_score: float, turn_comes: bool
+) -> None:
+    frontier = waiting_frontier(patience, poor_score=poor_score)
+    assert frontier.pop(rich_is_busy, turn_comes=lambda host: turn_comes).url_id == 2
+    assert frontier.waiting_for is None
+
+
+def test_a_revisit_due_now_is_not_waited_for() -> None:
+    frontier = BestFirst(patience=1.0)
+    frontier.push(Candidate(1, "http://rich/1", "rich", 0, 0.0, revisit=True))
+    frontier.push(candidate(2, host="poor", score=0.2))
+    assert frontier.pop(rich_is_busy, turn_comes=lambda host: True).url_id == 2
+
+
+def test_patience_is_the_policys_own_unless_given() -> None:
+    assert make_frontier_policy("best-first").patience == 0.0
+    assert make_frontier_policy("bfs").patience == 0.0
+    assert make_frontier_policy("qlearning").patience == 0.5
+    assert make_frontier_policy("qlearning", patience=0.0).patience == 0.0
+    with pytest.raises(ValueError, match="patience is between 0 and 1"):
+        BestFirst(patience=1.5)
