@@ -51,6 +51,10 @@ class HostValues:
         mean = record.reward / (record.fetched + self.prior)
         return self.weight * mean + self.optimism / math.sqrt(1 + record.tried)
 
+    def tries(self, host: str) -> int:
+        record = self._hosts.get(host)
+        return 0 if record is None else record.tried
+
     def tried(self, host: str) -> None:
         self._record(host).tried += 1
 

@@ -123,7 +123,10 @@ class QLearningFrontier(PriorityFrontier):
     policy comes from: m projects active on average rather than exactly m at each step,
     with a subsidy for passivity; here an arm stays passive when its index is below
     half that of an arm politeness keeps from being activated now, and the slot goes to
-    that arm when its host's turn comes.
+    that arm when its host's turn comes. A host tried fewer than `patient_after` times
+    is not kept waiting: on the real web, waiting for a host whose links named the topic
+    (Octave's, on matrices) kept SciPy's, whose first links name nothing, untried for
+    hundreds of pages in half the crawls on "sparse matrix".
     The model learns a batch of fetches at a time; after each batch the queue is
     re-ranked a few hosts at a time, about `rerank_budget` URLs, so the cost per fetch
     is flat whatever the frontier's size and a large queue is re-ranked over a few
@@ -142,6 +145,7 @@ class QLearningFrontier(PriorityFrontier):
         rerank_budget: int = 4_000,
         subsidy_memory: float = 0.9,
         patience: float | None = None,
+        patient_after: int = 3,
         model: LinkContextModel | None = None,
         host_values: HostValues | None = None,
     ) -> None:
@@ -151,6 +155,7 @@ class QLearningFrontier(PriorityFrontier):
         self.host_values = host_values or HostValues()
         self.horizon, self.rerank_budget = horizon, rerank_budget
         self.subsidy_memory = subsidy_memory
+        self.patient_after = patient_after
         self.subsidy = 0.0  # running value of what is fetched: the opportunity cost
         self._features: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # queued URL id
         # the last fetch's new links, not yet pushed: (features, index)
@@ -212,6 +217,13 @@ class QLearningFrontier(PriorityFrontier):
 
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
+
+    def _worth_waiting(self, host: str, rank: float, awaited_rank: float) -> bool:
+        """A host barely tried is not kept waiting: its first links may promise nothing
+        and lead to the best pages (the optimism of `HostValues`)."""
+        if self.host_values.tries(host) < self.patient_after:
+            return False
+        return super()._worth_waiting(host, rank, awaited_rank)
 
     def pop(
         self,

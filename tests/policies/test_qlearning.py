@@ -339,3 +339,22 @@ def test_the_heap_of_hosts_keeps_no_more_than_a_few_stale_entries() -> None:
         frontier.on_fetched(popped, 0.0, [])
         most = max(most, len(frontier._heads))
     assert most <= 2 * 3 + HEADS_SLACK
+
+
+def test_a_patient_frontier_keeps_a_host_waiting_only_once_it_was_tried() -> None:
+    """The rich host is busy with a URL ranked far above the poor host's: the poor
+    host's first `patient_after` URLs are fetched all the same, then it waits."""
+    frontier = QLearningFrontier(patient_after=3)
+    assert frontier.patience == 0.5
+    frontier.push(candidate(0, 0.8, host="rich"))
+    for url_id in range(1, 6):
+        frontier.push(candidate(url_id, 0.1, host="poor"))
+
+    def rich_is_busy(host: str) -> bool:
+        return host != "rich"
+
+    popped = [frontier.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(4)]
+    assert [c.url_id for c in popped[:3] if c is not None] == [1, 2, 3]
+    assert popped[3] is None
+    assert frontier.waiting_for == "rich"
+    assert frontier.pop(lambda host: True).host == "rich"
