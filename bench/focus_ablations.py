@@ -7,9 +7,10 @@ crawls of variants with one part taken out, and where each crawl spent its pages
 Variants: `qlearning` as it is; `untrained` (never learns: best-first's order through
 the same code); `confident` (the correction taken at full weight, no confidence
 shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-words`
-(the link described by its host, depth and parent's relevance only). For each crawl it
-prints recall within the first N pages, the pages fetched of each host holding relevant
-pages, and the model's skill and largest correction at the end.
+(the link described by its host, depth and parent's relevance only); `impatient`
+(patience 0: every slot filled); `waits-untried` (a host barely tried may wait too).
+For each crawl it prints recall within the first N pages, the pages fetched of each
+host holding relevant pages, and the model's skill and largest correction at the end.
 """
 
 from __future__ import annotations
@@ -55,11 +56,13 @@ class _Untrained(LinkContextModel):
 
 
 VARIANTS = {
-    "qlearning": lambda: QLearningFrontier(),
-    "untrained": lambda: QLearningFrontier(model=_Untrained()),
-    "confident": lambda: QLearningFrontier(model=_Confident()),
-    "immediate": lambda: QLearningFrontier(LearningSettings(gamma=0.0)),
-    "no-words": lambda: _NoWords(),
+    "qlearning": lambda **kw: QLearningFrontier(**kw),
+    "untrained": lambda **kw: QLearningFrontier(model=_Untrained(), **kw),
+    "confident": lambda **kw: QLearningFrontier(model=_Confident(), **kw),
+    "immediate": lambda **kw: QLearningFrontier(LearningSettings(gamma=0.0), **kw),
+    "no-words": lambda **kw: _NoWords(**kw),
+    "impatient": lambda **kw: QLearningFrontier(**{**kw, "patience": 0.0}),
+    "waits-untried": lambda **kw: QLearningFrontier(patient_after=0, **kw),
 }
 
 
@@ -67,8 +70,8 @@ def _register() -> None:
     for name, make in VARIANTS.items():
         label = f"ablation-{name}"
 
-        def factory(make=make, label=label) -> QLearningFrontier:  # type: ignore[no-untyped-def]
-            MADE[label] = frontier = make()
+        def factory(make=make, label=label, **settings) -> QLearningFrontier:  # type: ignore[no-untyped-def]
+            MADE[label] = frontier = make(**settings)
             return frontier
 
         register_frontier_policy(label, factory)
