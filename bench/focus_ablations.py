@@ -18,14 +18,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import tempfile
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
-from focus import crawl_order, focus, truth_of  # bench/ is on the path of its scripts
 
-from crawler.reporting.history import read_ground_truth
+from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus
 from policies import Candidate, register_frontier_policy
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
@@ -84,38 +84,34 @@ async def main() -> None:
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--per-host-concurrency", type=int, default=4)
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     args = parser.parse_args()
     _register()
-    directory = args.ground_truth
-    seeds = (directory / "seeds.txt").read_text().split()
-    topic = (directory / "topic.txt").read_text().strip()
-    hostnames = sorted({urlsplit(url).hostname or "" for url in seeds})
-    truth = read_ground_truth(directory)
-    holding = Counter(urlsplit(u).netloc for u, r in truth.items() if r >= args.truth_threshold)
+    web = TruthWeb.read(args.ground_truth, args.truth_threshold)
+    await check_served(web)
+    holding = Counter(
+        urlsplit(url).netloc for url, truth in web.relevance.items() if truth >= web.threshold
+    )
     print(f"relevant pages by host: {dict(holding)}")
+    settings = CrawlSettings(args.budget, per_host_concurrency=args.per_host_concurrency)
     names = ["best-first", *(f"ablation-{v}" for v in args.variants)]
     results: dict[str, list[dict[str, float]]] = {name: [] for name in names}
-    for run in range(args.repeat):
-        for name in names:
-            order = await crawl_order(
-                name,
-                seeds,
-                topic,
-                hostnames,
-                args.budget,
-                per_host_concurrency=args.per_host_concurrency,
-            )
-            report = focus(truth_of(order, truth, args.budget), truth, args.truth_threshold)
-            results[name].append(report)
-            spread = Counter(urlsplit(u).netloc for u in order[: args.budget])
-            line = " ".join(f"{k}={v:.3f}" for k, v in report.items() if k.startswith("recall"))
-            line += f" pages of hosts holding relevant ones { ({h: spread[h] for h in holding}) }"
-            frontier = MADE.get(name)
-            if frontier is not None:
-                model = frontier.model
-                line += f" skill {model.skill():.3f} max |w| {np.abs(model.weights_).max():.4f}"
-            print(f"run {run} {name}: {line}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="focus-ablations-") as scratch:
+        for run in range(args.repeat):
+            for name in names:
+                order = await crawl_order(web, name, settings, Path(scratch))
+                report = focus(web.truth_of(order, args.budget), web, args.budget)
+                results[name].append(report)
+                spread = Counter(urlsplit(u).netloc for u in order[: args.budget])
+                line = " ".join(f"{k}={v:.3f}" for k, v in report.items() if k.startswith("recall"))
+                line += (
+                    f" pages of hosts holding relevant ones { ({h: spread[h] for h in holding}) }"
+                )
+                frontier = MADE.get(name)
+                if frontier is not None:
+                    model = frontier.model
+                    line += f" skill {model.skill():.3f} max |w| {np.abs(model.weights_).max():.4f}"
+                print(f"run {run} {name}: {line}", flush=True)
     print(f"\nmedians over {args.repeat} runs")
     for name, runs in results.items():
         keys = [k for k in runs[0] if k.startswith(("recall", "pages_to"))]
