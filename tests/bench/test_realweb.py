@@ -1,12 +1,14 @@
 """The real web's tools on a tiny web of two hosts written here: `bench/realweb/realweb.py
 configure` and `bench/realweb/ground_truth.py` run as scripts on real files; the ground
 truth is read by the crawler's readers; and, where nginx is installed, the crawler's
-crawl of what nginx serves finds the pages the ground truth lists, and only those."""
+crawl of what nginx serves finds the pages the ground truth lists, and only those, and
+`bench/focus_ablations.py` runs its crawls on it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import shutil
 import socket
 import subprocess
@@ -208,3 +210,32 @@ def test_a_crawl_of_what_nginx_serves_finds_the_ground_truths_pages(
     truth_arguments = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
     assert main([*report, *truth_arguments]) == 0
     assert (tmp_path / "report.html").stat().st_size > 0
+
+
+@pytest.mark.skipif(
+    shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
+    reason="nginx is not installed",
+)
+def test_the_focus_ablations_crawl_what_nginx_serves(web: tuple[Path, Path, int]) -> None:
+    state, truth, _ = web
+    ablations = Path(__file__).resolve().parents[2] / "bench" / "focus_ablations.py"
+    arguments = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
+    arguments += ["--budget", "20", "--variants", "qlearning", "impatient"]
+    run_script("realweb.py", "start", "--dir", str(state))
+    try:
+        printed = subprocess.run(
+            [sys.executable, str(ablations), *arguments],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        run_script("realweb.py", "stop", "--dir", str(state))
+    medians = printed.split("medians over 1 runs")[1].splitlines()[1:]
+    assert [line.split()[0] for line in medians] == [
+        "best-first",
+        "ablation-qlearning",
+        "ablation-impatient",
+    ]
+    # each crawl, to the end of the tiny web, found 90% of its relevant pages
+    assert all(math.isfinite(float(line.split("pages_to_90=")[1])) for line in medians)
