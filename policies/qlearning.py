@@ -123,10 +123,11 @@ class QLearningFrontier(PriorityFrontier):
     policy comes from: m projects active on average rather than exactly m at each step,
     with a subsidy for passivity; here an arm stays passive when its index is below
     half that of an arm politeness keeps from being activated now, and the slot goes to
-    that arm when its host's turn comes. A host tried fewer than `patient_after` times
-    is not kept waiting: on the real web, waiting for a host whose links named the topic
-    (Octave's, on matrices) kept SciPy's, whose first links name nothing, untried for
-    hundreds of pages in half the crawls on "sparse matrix".
+    that arm when its host's turn comes. The best ready URL is fetched all the same
+    when its host was tried fewer than `patient_after` times: on the real web, waiting
+    for a host whose links named the topic (Octave's, on matrices) kept SciPy's, whose
+    first links name nothing, untried for hundreds of pages in half the crawls on
+    "sparse matrix".
     The model learns a batch of fetches at a time; after each batch the queue is
     re-ranked a few hosts at a time, about `rerank_budget` URLs, so the cost per fetch
     is flat whatever the frontier's size and a large queue is re-ranked over a few
