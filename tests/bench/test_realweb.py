@@ -2,7 +2,7 @@
 configure` and `bench/realweb/ground_truth.py` run as scripts on real files; the ground
 truth is read by the crawler's readers; and, where nginx is installed, the crawler's
 crawl of what nginx serves finds the pages the ground truth lists, and only those, and
-`bench/focus_ablations.py` runs its crawls on it."""
+`bench/focus_ablations.py` and `bench/patience_time.py` run their crawls on it."""
 
 from __future__ import annotations
 
@@ -216,19 +216,26 @@ def test_a_crawl_of_what_nginx_serves_finds_the_ground_truths_pages(
     shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
     reason="nginx is not installed",
 )
-def test_the_focus_ablations_crawl_what_nginx_serves(web: tuple[Path, Path, int]) -> None:
+def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) -> None:
     state, truth, _ = web
-    ablations = Path(__file__).resolve().parents[2] / "bench" / "focus_ablations.py"
-    arguments = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
-    arguments += ["--budget", "20", "--variants", "qlearning", "impatient"]
+    bench = Path(__file__).resolve().parents[2] / "bench"
+    compost = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
+    ablations = [*compost, "--budget", "20", "--variants", "qlearning", "impatient"]
+    timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
-        printed = subprocess.run(
-            [sys.executable, str(ablations), *arguments],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        printed, timed_printed = (
+            subprocess.run(
+                [sys.executable, str(bench / script), *arguments],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            for script, arguments in (
+                ("focus_ablations.py", ablations),
+                ("patience_time.py", timed),
+            )
+        )
     finally:
         run_script("realweb.py", "stop", "--dir", str(state))
     medians = printed.split("medians over 1 runs")[1].splitlines()[1:]
@@ -239,3 +246,10 @@ def test_the_focus_ablations_crawl_what_nginx_serves(web: tuple[Path, Path, int]
     ]
     # each crawl, to the end of the tiny web, found 90% of its relevant pages
     assert all(math.isfinite(float(line.split("pages_to_90=")[1])) for line in medians)
+    # two seconds suffice to crawl the tiny web whatever the patience: all 3 relevant
+    lines = timed_printed.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "qlearning patience default",
+        "qlearning patience 0",
+    ]
+    assert all("3 relevant of 3" in line for line in lines)
