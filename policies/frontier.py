@@ -128,7 +128,7 @@ class PriorityFrontier:
                 if awaited is None and turn_comes is not None and turn_comes(host):
                     awaited = head
                 continue
-            if awaited is not None and self._worth_waiting(host, -head[0], -awaited[0]):
+            if awaited is not None and self._worth_waiting(host, -head[0], awaited[3], -awaited[0]):
                 skipped.append(head)
                 self.waiting_for = awaited[3]
                 break
@@ -143,9 +143,11 @@ class PriorityFrontier:
             heapq.heappush(self._heads, head)
         return found
 
-    def _worth_waiting(self, host: str, rank: float, awaited_rank: float) -> bool:
+    def _worth_waiting(
+        self, host: str, rank: float, awaited_host: str, awaited_rank: float
+    ) -> bool:
         """Whether a URL of `host` of `rank` is worth less than waiting for one of
-        `awaited_rank` (a re-visit, due now, is not waited for)."""
+        `awaited_host` of `awaited_rank` (a re-visit, due now, is not waited for)."""
         return (
             self.patience > 0
             and math.isfinite(awaited_rank)

@@ -123,11 +123,13 @@ class QLearningFrontier(PriorityFrontier):
     policy comes from: m projects active on average rather than exactly m at each step,
     with a subsidy for passivity; here an arm stays passive when its index is below
     half that of an arm politeness keeps from being activated now, and the slot goes to
-    that arm when its host's turn comes. The best ready URL is fetched all the same
-    when its host was tried fewer than `patient_after` times: on the real web, waiting
-    for a host whose links named the topic (Octave's, on matrices) kept SciPy's, whose
-    first links name nothing, untried for hundreds of pages in half the crawls on
-    "sparse matrix".
+    that arm when its host's turn comes. Only a host whose last pages earned more than
+    the crawl's pages do is waited for (running rewards, of the host's fetches and of
+    all, with the subsidy's memory): its links' promise alone does not keep a slot
+    idle. And the best ready URL is fetched all the same when its host was tried fewer
+    than `patient_after` times. On the real web, waiting for a host whose links named
+    the topic (Octave's, on matrices) kept SciPy's, whose first links name nothing,
+    untried for hundreds of pages on "sparse matrix".
     The model learns a batch of fetches at a time; after each batch the queue is
     re-ranked a few hosts at a time, about `rerank_budget` URLs, so the cost per fetch
     is flat whatever the frontier's size and a large queue is re-ranked over a few
@@ -158,6 +160,10 @@ class QLearningFrontier(PriorityFrontier):
         self.subsidy_memory = subsidy_memory
         self.patient_after = patient_after
         self.subsidy = 0.0  # running value of what is fetched: the opportunity cost
+        self.reward_rate = 0.0  # running reward of the crawl's fetches
+        # running reward of each host's fetches; not saved: a resumed crawl's first
+        # fetches rebuild it, and until then no host is waited for
+        self._recent_reward: dict[str, float] = {}
         self._features: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # queued URL id
         # the last fetch's new links, not yet pushed: (features, index)
         self._children: dict[int, tuple[tuple[np.ndarray, np.ndarray], float]] = {}
@@ -219,12 +225,18 @@ class QLearningFrontier(PriorityFrontier):
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
 
-    def _worth_waiting(self, host: str, rank: float, awaited_rank: float) -> bool:
+    def _worth_waiting(
+        self, host: str, rank: float, awaited_host: str, awaited_rank: float
+    ) -> bool:
         """A host barely tried is not kept waiting: its first links may promise nothing
-        and lead to the best pages (the optimism of `HostValues`)."""
+        and lead to the best pages (the optimism of `HostValues`). Nor is any host kept
+        waiting for one whose last pages earned less than the crawl's pages do."""
         if self.host_values.tries(host) < self.patient_after:
             return False
-        return super()._worth_waiting(host, rank, awaited_rank)
+        recent = self._recent_reward.get(awaited_host)
+        if recent is None or recent < self.reward_rate:
+            return False
+        return super()._worth_waiting(host, rank, awaited_host, awaited_rank)
 
     def pop(
         self,
@@ -263,7 +275,12 @@ class QLearningFrontier(PriorityFrontier):
         self._children.clear()
         if candidate.revisit:  # re-visits are the re-visit scheduler's, not discoveries
             return
-        self.host_values.fetched(candidate.host, first_fetch_reward(relevance))
+        reward = first_fetch_reward(relevance)
+        self.host_values.fetched(candidate.host, reward)
+        m = self.subsidy_memory
+        self.reward_rate = m * self.reward_rate + (1 - m) * reward
+        before = self._recent_reward.get(candidate.host, reward)
+        self._recent_reward[candidate.host] = m * before + (1 - m) * reward
         self.refresh_host(candidate.host)
         row = self._features.pop(candidate.url_id, None) or self._row(candidate)
         self._features.pop(candidate.url_id, None)

@@ -341,20 +341,42 @@ def test_the_heap_of_hosts_keeps_no_more_than_a_few_stale_entries() -> None:
     assert most <= 2 * 3 + HEADS_SLACK
 
 
-def test_a_patient_frontier_keeps_a_host_waiting_only_once_it_was_tried() -> None:
-    """The rich host is busy with a URL ranked far above the poor host's: the poor
-    host's first `patient_after` URLs are fetched all the same, then it waits."""
+def rich_is_busy(host: str) -> bool:
+    return host != "rich"
+
+
+def patient_frontier(rich_reward: float, poor_reward: float) -> QLearningFrontier:
+    """A rich host and a poor one, each with a page fetched that earned these rewards;
+    then a rich URL ranked far above five poor ones."""
     frontier = QLearningFrontier(patient_after=3)
-    assert frontier.patience == 0.5
+    for url_id, host, reward in ((100, "rich", rich_reward), (101, "poor", poor_reward)):
+        fetched = candidate(url_id, 0.1, host=host)
+        frontier.push(fetched)
+        assert frontier.pop(lambda h, host=host: h == host) is fetched
+        frontier.on_fetched(fetched, reward, [])
     frontier.push(candidate(0, 0.8, host="rich"))
     for url_id in range(1, 6):
         frontier.push(candidate(url_id, 0.1, host="poor"))
+    return frontier
 
-    def rich_is_busy(host: str) -> bool:
-        return host != "rich"
 
-    popped = [frontier.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(4)]
-    assert [c.url_id for c in popped[:3] if c is not None] == [1, 2, 3]
-    assert popped[3] is None
+def test_a_patient_frontier_keeps_a_host_waiting_only_once_it_was_tried() -> None:
+    """The rich host, whose page earned more than the crawl's pages do, is busy with a
+    URL ranked far above the poor host's: the poor host's first `patient_after` URLs
+    (its first fetch counted) are fetched all the same, then it waits."""
+    frontier = patient_frontier(rich_reward=0.5, poor_reward=0.0)
+    assert frontier.patience == 0.5
+    popped = [frontier.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(3)]
+    assert [c.url_id for c in popped[:2] if c is not None] == [1, 2]
+    assert popped[2] is None
     assert frontier.waiting_for == "rich"
     assert frontier.pop(lambda host: True).host == "rich"
+
+
+def test_no_host_waits_for_one_whose_pages_earned_less_than_the_crawls() -> None:
+    """The rich host's URL ranks far above, but its page earned nothing while the
+    poor host's earned: its links' promise alone keeps no slot idle."""
+    frontier = patient_frontier(rich_reward=0.0, poor_reward=0.5)
+    popped = [frontier.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(5)]
+    assert [c.url_id for c in popped if c is not None] == [1, 2, 3, 4, 5]
+    assert frontier.waiting_for is None
