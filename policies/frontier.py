@@ -125,8 +125,8 @@ class PriorityFrontier:
                 continue  # stale
             if not is_ready(host):
                 skipped.append(head)
-                if awaited is None and turn_comes is not None and turn_comes(host):
-                    awaited = head
+                if awaited is None and self.patience > 0 and turn_comes and turn_comes(host):
+                    awaited = head  # the best URL worth waiting for, if any ready one is not
                 continue
             if awaited is not None and self._worth_waiting(host, -head[0], awaited[3], -awaited[0]):
                 skipped.append(head)
