@@ -37,8 +37,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from policies.frontier import Candidate, LinkContext, PriorityFrontier
-from policies.host_values import HostValues
 from policies.link_model import LinkContextModel, link_tokens, split_rows, stack_rows
+from policies.site_values import SiteValues, section_of
 
 
 def first_fetch_reward(relevance: float) -> float:
@@ -114,10 +114,14 @@ class QLearningFrontier(PriorityFrontier):
     takes from the frontier, the subsidy of Whittle's relaxation), and only the best
     `horizon` of them: with a generalising state the children share values with their
     parent, and a page revealing many links would otherwise be worth unboundedly much.
-    Untrained, or where its estimates are not confident, the order within a host is
-    best-first's. Hosts compete with their learned value and an optimism for the hosts
-    barely tried (`HostValues`), so that no host is left untried because its first
-    links promise nothing.
+    Untrained, or where its estimates are not confident, a link's own index is
+    best-first's estimate. Hosts compete with their learned value and an optimism for
+    the hosts barely tried (`SiteValues`), so that no host is left untried because its
+    first links promise nothing; within a host, each URL's index gains the value of its
+    section (the first segment of its path) the same way, so that no part of a site is
+    left untried because its first links promise nothing. A URL's section value is the
+    one when it was last ranked: its host is re-ranked in turn after each batch the
+    model learns.
     It is patient (`patience` 0.5): a URL is left waiting while a busy host holds one
     ranked more than twice as high. This is Whittle's relaxation, which the paper's index
     policy comes from: m projects active on average rather than exactly m at each step,
@@ -150,12 +154,14 @@ class QLearningFrontier(PriorityFrontier):
         patience: float | None = None,
         patient_after: int = 3,
         model: LinkContextModel | None = None,
-        host_values: HostValues | None = None,
+        host_values: SiteValues | None = None,
+        section_values: SiteValues | None = None,
     ) -> None:
         super().__init__(patience=patience)
         self.settings = settings or LearningSettings()
         self.model = model or LinkContextModel()
-        self.host_values = host_values or HostValues()
+        self.host_values = host_values or SiteValues()
+        self.section_values = section_values or SiteValues()
         self.horizon, self.rerank_budget = horizon, rerank_budget
         self.subsidy_memory = subsidy_memory
         self.patient_after = patient_after
@@ -200,12 +206,13 @@ class QLearningFrontier(PriorityFrontier):
         return row
 
     def priority(self, candidate: Candidate) -> float:
+        section = self.section_values.index(section_of(candidate.url))
         child = self._children.pop(candidate.url_id, None)
         if child is not None:  # described, and valued, with its siblings
             self._features[candidate.url_id] = child[0]
-            return child[1]
+            return child[1] + section
         features = stack_rows([self._row(candidate)], self.model.n_features)
-        return float(self.model.index(features, np.array([candidate.score]))[0])
+        return float(self.model.index(features, np.array([candidate.score]))[0]) + section
 
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The index of queued candidates, or of candidates not queued (a refill choosing
@@ -213,14 +220,15 @@ class QLearningFrontier(PriorityFrontier):
         if not candidates:
             return np.zeros(0)
         scores = np.array([c.score for c in candidates])
+        sections = np.array([self.section_values.index(section_of(c.url)) for c in candidates])
         if self.model.skill() == 0.0:  # best-first's order, without describing anything
-            return scores
+            return scores + sections
         unknown = [c for c in candidates if c.url_id not in self._features]
         described = dict(
             zip((c.url_id for c in unknown), split_rows(self._describe(unknown)), strict=True)
         )
         rows = [self._features.get(c.url_id) or described[c.url_id] for c in candidates]
-        return self.model.index(stack_rows(rows, self.model.n_features), scores)
+        return self.model.index(stack_rows(rows, self.model.n_features), scores) + sections
 
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
@@ -229,7 +237,7 @@ class QLearningFrontier(PriorityFrontier):
         self, host: str, rank: float, awaited_host: str, awaited_rank: float
     ) -> bool:
         """A host barely tried is not kept waiting: its first links may promise nothing
-        and lead to the best pages (the optimism of `HostValues`). Nor is any host kept
+        and lead to the best pages (the optimism of `SiteValues`). Nor is any host kept
         waiting for one whose last pages earned less than the crawl's pages do."""
         if self.host_values.tries(host) < self.patient_after:
             return False
@@ -246,6 +254,7 @@ class QLearningFrontier(PriorityFrontier):
         candidate = super().pop(is_ready, turn_comes)
         if candidate is not None and not candidate.revisit:
             self.host_values.tried(candidate.host)
+            self.section_values.tried(section_of(candidate.url))
             self.refresh_host(candidate.host)
             features = stack_rows([self._row(candidate)], self.model.n_features)
             value = float(self.model.values(features, np.array([candidate.score]))[0])
@@ -254,9 +263,8 @@ class QLearningFrontier(PriorityFrontier):
         return candidate
 
     def _rerank_some(self) -> None:
-        """Re-rank whole hosts' queues in turn, up to `rerank_budget` URLs."""
-        if self.model.skill() == 0.0:
-            return  # the order is best-first's, as pushed
+        """Re-rank whole hosts' queues in turn, up to `rerank_budget` URLs: the model's
+        estimates and the sections' values move."""
         budget = self.rerank_budget
         while budget > 0:
             if not self._rerank_queue:
@@ -277,6 +285,7 @@ class QLearningFrontier(PriorityFrontier):
             return
         reward = first_fetch_reward(relevance)
         self.host_values.fetched(candidate.host, reward)
+        self.section_values.fetched(section_of(candidate.url), reward)
         m = self.subsidy_memory
         self.reward_rate = m * self.reward_rate + (1 - m) * reward
         before = self._recent_reward.get(candidate.host, reward)
@@ -312,20 +321,23 @@ class QLearningFrontier(PriorityFrontier):
                 "model": self.model.get_state(),
                 "subsidy": self.subsidy,
                 "hosts": self.host_values.get_state(),
+                "sections": self.section_values.get_state(),
             }
         ).encode()
 
     def set_state(self, blob: bytes) -> None:
-        model, subsidy, hosts = self._read_state(blob)
+        model, subsidy, hosts, sections = self._read_state(blob)
         with _unreadable():
             self.model.set_state(model)
             self.host_values.set_state(hosts)
+            self.section_values.set_state(sections)
         self.subsidy = subsidy
 
     def merge(self, states: Sequence[bytes]) -> None:
         """Parameter mixing with other daemons' models (`LinkContextModel.merge`); the
         subsidy becomes their average weighted by each model's updates. Host values stay
-        this daemon's own: the hosts it fetches are its own, by their leases."""
+        this daemon's own, and so do the sections': the hosts it fetches are its own, by
+        their leases."""
         saved = [self._read_state(blob)[:2] for blob in states]
         with _unreadable():
             updates = [self.model.own_updates] + [int(model["updates"]) for model, _ in saved]  # type: ignore[call-overload]
@@ -335,16 +347,18 @@ class QLearningFrontier(PriorityFrontier):
             self.subsidy = float(np.average(subsidies, weights=updates))
 
     @staticmethod
-    def _read_state(blob: bytes) -> tuple[dict[str, object], float, dict[str, list[float]]]:
-        """The model's state, the subsidy and the hosts' values (none in a state saved
-        before hosts were valued: they start untried)."""
+    def _read_state(
+        blob: bytes,
+    ) -> tuple[dict[str, object], float, dict[str, list[float]], dict[str, list[float]]]:
+        """The model's state, the subsidy, the hosts' values and the sections' (none in a
+        state saved before they were valued: they start untried)."""
         with _unreadable():
             state = json.loads(blob)
             model, subsidy = state["model"], float(state["subsidy"])
-            hosts = state.get("hosts", {})
+            hosts, sections = state.get("hosts", {}), state.get("sections", {})
         if not math.isfinite(subsidy):
             raise ValueError("saved Q-learning frontier state has a non-finite subsidy")
-        return model, subsidy, hosts
+        return model, subsidy, hosts, sections
 
 
 @contextlib.contextmanager

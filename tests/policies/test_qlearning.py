@@ -10,7 +10,6 @@ import pytest
 
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
 from policies.frontier import HEADS_SLACK
-from policies.host_values import HostValues
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, link_tokens
 from policies.qlearning import (
@@ -21,6 +20,7 @@ from policies.qlearning import (
     refetch_reward,
 )
 from policies.quality import schedule_performance, upper_bound
+from policies.site_values import SiteValues, section_of
 from policies.traversals import run_traversals
 from testbed.graph import web_graph
 from testbed.web import WebSpec
@@ -145,10 +145,16 @@ def test_the_link_model_is_best_first_until_it_predicts_better_than_the_score() 
 
 
 def candidate(
-    url_id: int, score: float, host: str = "a", depth: int = 1, anchor: str = ""
+    url_id: int,
+    score: float,
+    host: str = "a",
+    depth: int = 1,
+    anchor: str = "",
+    section: str = "",
 ) -> Candidate:
     context = LinkContext(anchor=anchor)
-    return Candidate(url_id, f"http://{host}/{url_id}", host, depth, score, context=context)
+    url = f"http://{host}/{section}{url_id}"
+    return Candidate(url_id, url, host, depth, score, context=context)
 
 
 def teach(frontier: QLearningFrontier, rounds: int) -> int | None:
@@ -199,12 +205,16 @@ def test_the_live_frontier_learns_to_put_hubs_first_and_keeps_it_in_its_state() 
         restored.set_state(b"{not json")
 
 
-class BestFirstWithHostValues(BestFirst):
-    """Best-first's links, with hosts valued as the Q-learning frontier values them."""
+class BestFirstWithSiteValues(BestFirst):
+    """Best-first's links, with hosts and sections valued as the Q-learning frontier
+    values them."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.host_values = HostValues()
+        self.host_values, self.section_values = SiteValues(), SiteValues()
+
+    def priority(self, candidate: Candidate) -> float:
+        return candidate.score + self.section_values.index(section_of(candidate.url))
 
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
@@ -213,25 +223,31 @@ class BestFirstWithHostValues(BestFirst):
         found = super().pop(is_ready)
         if found is not None:
             self.host_values.tried(found.host)
+            self.section_values.tried(section_of(found.url))
             self.refresh_host(found.host)
         return found
 
     def on_fetched(self, candidate: Candidate, relevance: float, children: object) -> None:
         self.host_values.fetched(candidate.host, relevance)
+        self.section_values.fetched(section_of(candidate.url), relevance)
         self.refresh_host(candidate.host)
 
 
 def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> None:
-    # before the model has learned, the only departure is the hosts' values (here
-    # moved by the tries of each host: no page is relevant, so the model learns nothing)
+    # before the model has learned, the only departure is the values of the hosts and
+    # of their sections (here moved by their tries: no page is relevant, so the model
+    # learns nothing), a section's as it was when its URLs were last ranked
     rng = np.random.default_rng(3)
-    learned, greedy = QLearningFrontier(), BestFirstWithHostValues()
+    learned, greedy = QLearningFrontier(), BestFirstWithSiteValues()
     for url_id in range(1, 201):
         host = f"h{rng.integers(4)}"
         score = round(float(rng.random()), 2)  # ties too
-        link = candidate(url_id, score, host=host, depth=int(rng.integers(4)), anchor="x y")
+        section = ("", "api/", "dev/")[rng.integers(3)]
+        depth = int(rng.integers(4))
+        link = candidate(url_id, score, host=host, depth=depth, anchor="x y", section=section)
         learned.push(link)
         greedy.push(link)
+    refits = learned.model.refits_
     for step in range(200):
         open_hosts = {f"h{i}" for i in range(4) if (step >> i) & 1 or step % 5 == 0}
 
@@ -243,7 +259,11 @@ def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> Non
         if expected is not None:
             learned.on_fetched(expected, 0.0, [])
             greedy.on_fetched(expected, 0.0, [])
+        if learned.model.refits_ > refits:  # the live frontier re-ranked its queue
+            refits = learned.model.refits_
+            greedy.reprioritize()
     assert learned.model.skill() == 0.0
+    assert refits > 0
 
 
 def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
@@ -258,6 +278,29 @@ def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
     # optimism 0.1 / sqrt(1 + tried): after four tries the loud host's bonus is below
     # the untried host's by more than its links' lead
     assert learned_order.index("quiet") == 4
+
+
+def test_a_section_whose_first_links_promise_nothing_is_still_tried() -> None:
+    learned, greedy = QLearningFrontier(), BestFirst()
+    for frontier in (learned, greedy):
+        for url_id in range(50):  # one host: API pages that name the topic a little
+            frontier.push(candidate(url_id, 0.05, section="api/"))
+        frontier.push(candidate(99, 0.0, anchor="development", section="dev/"))
+    orders: dict[str, list[str]] = {"learned": [], "greedy": []}
+    for name, frontier in (("learned", learned), ("greedy", greedy)):
+        for _ in range(51):
+            found = frontier.pop(lambda host: True)
+            frontier.on_fetched(found, 0.0, [])
+            orders[name].append(section_of(found.url))
+    assert orders["greedy"].index("a/dev") == 50  # best-first: after every API link
+    # the API links were ranked with their untried section's optimism (0.1); the first
+    # re-rank, after the model's first batch, gives them what 16 tries left of it
+    # (0.1 / sqrt(17)), below the untried section's by more than their links' lead
+    assert orders["learned"].index("a/dev") == learned.model.batch == 16
+    assert learned.section_values.tries("a/api") == 50
+    restored = QLearningFrontier()
+    restored.set_state(learned.get_state())
+    assert restored.section_values.index("a/api") == learned.section_values.index("a/api")
 
 
 def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> None:
@@ -279,11 +322,11 @@ def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> No
     assert restored.host_bonus("poor") == frontier.host_bonus("poor")
 
 
-def test_host_values_out_of_range_are_named() -> None:
+def test_site_values_out_of_range_are_named() -> None:
     with pytest.raises(ValueError, match="prior > 0"):
-        HostValues(prior=0.0)
+        SiteValues(prior=0.0)
     with pytest.raises(ValueError, match=r"'a\.example'"):
-        HostValues().set_state({"a.example": [1, 1, float("nan")]})
+        SiteValues().set_state({"a.example": [1, 1, float("nan")]})
 
 
 def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
@@ -380,3 +423,12 @@ def test_no_host_waits_for_one_whose_pages_earned_less_than_the_crawls() -> None
     popped = [frontier.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(5)]
     assert [c.url_id for c in popped if c is not None] == [1, 2, 3, 4, 5]
     assert frontier.waiting_for is None
+
+
+def test_a_url_s_section_is_its_host_and_first_path_segment() -> None:
+    assert section_of("http://h:8800/dev/gitwash/index.html") == "h:8800/dev"
+    assert section_of("http://h:8800/dev/") == "h:8800/dev"
+    assert section_of("http://h:8800/index.html") == "h:8800/"
+    assert section_of("http://h:8800/") == "h:8800/"
+    assert section_of("http://h:8800") == "h:8800/"
+    assert section_of("http://h:8800/search?q=a/b") == "h:8800/"
