@@ -8,7 +8,8 @@ Variants: `qlearning` as it is; `untrained` (never learns: best-first's order th
 the same code); `confident` (the correction taken at full weight, no confidence
 shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-words`
 (the link described by its host, depth and parent's relevance only); `impatient`
-(patience 0: every slot filled); `waits-untried` (a host barely tried may wait too).
+(patience 0: every slot filled); `waits-untried` (a host barely tried may wait too);
+`unsectioned` (the sections of a host not valued: a URL's index is its own).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill and largest correction at the end.
 """
@@ -29,6 +30,7 @@ from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_ord
 from policies import Candidate, register_frontier_policy
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
+from policies.site_values import SiteValues
 
 MADE: dict[str, QLearningFrontier] = {}
 
@@ -63,6 +65,9 @@ VARIANTS = {
     "no-words": lambda **kw: _NoWords(**kw),
     "impatient": lambda **kw: QLearningFrontier(**{**kw, "patience": 0.0}),
     "waits-untried": lambda **kw: QLearningFrontier(patient_after=0, **kw),
+    "unsectioned": lambda **kw: QLearningFrontier(
+        section_values=SiteValues(optimism=0.0, weight=0.0), **kw
+    ),
 }
 
 

@@ -220,7 +220,8 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     state, truth, _ = web
     bench = Path(__file__).resolve().parents[2] / "bench"
     compost = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
-    ablations = [*compost, "--budget", "20", "--variants", "qlearning", "impatient"]
+    variants = ["qlearning", "impatient", "unsectioned"]
+    ablations = [*compost, "--budget", "20", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
@@ -241,8 +242,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     medians = printed.split("medians over 1 runs")[1].splitlines()[1:]
     assert [line.split()[0] for line in medians] == [
         "best-first",
-        "ablation-qlearning",
-        "ablation-impatient",
+        *(f"ablation-{variant}" for variant in variants),
     ]
     # each crawl, to the end of the tiny web, found 90% of its relevant pages
     assert all(math.isfinite(float(line.split("pages_to_90=")[1])) for line in medians)
