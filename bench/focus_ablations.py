@@ -9,7 +9,8 @@ the same code); `confident` (the correction taken at full weight, no confidence
 shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-words`
 (the link described by its host, depth and parent's relevance only); `impatient`
 (patience 0: every slot filled); `waits-untried` (a host barely tried may wait too);
-`unsectioned` (the sections of a host not valued: a URL's index is its own).
+`unsectioned` (the sections of a host not valued, a host by its pages' mean reward and
+its optimism).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill and largest correction at the end.
 """
@@ -66,7 +67,7 @@ VARIANTS = {
     "impatient": lambda **kw: QLearningFrontier(**{**kw, "patience": 0.0}),
     "waits-untried": lambda **kw: QLearningFrontier(patient_after=0, **kw),
     "unsectioned": lambda **kw: QLearningFrontier(
-        section_values=SiteValues(optimism=0.0, weight=0.0), **kw
+        host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
 }
 

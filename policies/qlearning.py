@@ -115,13 +115,13 @@ class QLearningFrontier(PriorityFrontier):
     `horizon` of them: with a generalising state the children share values with their
     parent, and a page revealing many links would otherwise be worth unboundedly much.
     Untrained, or where its estimates are not confident, a link's own index is
-    best-first's estimate. Hosts compete with their learned value and an optimism for
-    the hosts barely tried (`SiteValues`), so that no host is left untried because its
-    first links promise nothing; within a host, each URL's index gains the value of its
-    section (the first segment of its path) the same way, so that no part of a site is
-    left untried because its first links promise nothing. A URL's section value is the
-    one when it was last ranked: its host is re-ranked in turn after each batch the
-    model learns.
+    best-first's estimate. Each URL's index gains the value of its section of the host
+    (the first segment of its path): the mean reward of the section's pages and an
+    optimism for the sections barely tried (`SiteValues`), so that no part of a site is
+    left untried because its first links promise nothing. Hosts compete with that and
+    an optimism for the hosts barely tried, so that no host is left untried either. A
+    URL's section value is the one when it was last ranked: its host is re-ranked in
+    turn after each batch the model learns.
     It is patient (`patience` 0.5): a URL is left waiting while a busy host holds one
     ranked more than twice as high. This is Whittle's relaxation, which the paper's index
     policy comes from: m projects active on average rather than exactly m at each step,
@@ -160,7 +160,10 @@ class QLearningFrontier(PriorityFrontier):
         super().__init__(patience=patience)
         self.settings = settings or LearningSettings()
         self.model = model or LinkContextModel()
-        self.host_values = host_values or SiteValues()
+        # a host brings its optimism only: what its pages earned is counted once, by the
+        # sections they are in (a host's mean added too would count them twice, and keep
+        # a crawl on the host of one rich section long after that section is exhausted)
+        self.host_values = host_values or SiteValues(weight=0.0)
         self.section_values = section_values or SiteValues()
         self.horizon, self.rerank_budget = horizon, rerank_budget
         self.subsidy_memory = subsidy_memory

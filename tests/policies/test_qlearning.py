@@ -211,7 +211,7 @@ class BestFirstWithSiteValues(BestFirst):
 
     def __init__(self) -> None:
         super().__init__()
-        self.host_values, self.section_values = SiteValues(), SiteValues()
+        self.host_values, self.section_values = SiteValues(weight=0.0), SiteValues()
 
     def priority(self, candidate: Candidate) -> float:
         return candidate.score + self.section_values.index(section_of(candidate.url))
@@ -313,13 +313,16 @@ def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> No
     frontier.on_fetched(candidate(2, 0.1, host="rich"), 0.4, [])
     for url_id, host in ((3, "poor"), (4, "rich")):
         frontier.push(candidate(url_id, 0.1, host=host))
-    assert frontier.host_bonus("rich") > frontier.host_bonus("poor")
+    # what the pages earned counts by their section; a host brings its optimism alone
+    assert frontier.section_values.index("rich/") > frontier.section_values.index("poor/")
+    assert frontier.host_bonus("rich") == frontier.host_bonus("poor")
     assert frontier.pop(lambda host: True).host == "rich"
 
     restored = QLearningFrontier()
     restored.set_state(frontier.get_state())
-    assert restored.host_bonus("rich") == frontier.host_bonus("rich")
-    assert restored.host_bonus("poor") == frontier.host_bonus("poor")
+    for arm in ("rich/", "poor/"):
+        assert restored.section_values.index(arm) == frontier.section_values.index(arm)
+    assert restored.host_values.tries("rich") == frontier.host_values.tries("rich") == 2
 
 
 def test_site_values_out_of_range_are_named() -> None:
