@@ -310,7 +310,7 @@ class QLearningFrontier(PriorityFrontier):
                     children, split_rows(described), indices.tolist(), strict=True
                 )
             }
-        target = first_fetch_reward(relevance) + self.settings.gamma * revealed
+        target = reward + self.settings.gamma * revealed
         refits = self.model.refits_
         self.model.update(stack_rows([row], self.model.n_features), candidate.score, target)
         if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue

@@ -26,8 +26,8 @@ index is the same formula over the section's URLs, and it is added to each URL's
 priority (`section_of` names the arm). The Q-learning frontier counts the mean reward at
 the finer level only, the section's, and gives a host its optimism alone (weight 0): a
 host's mean added to its sections' would count each page twice, and on "fourier
-transform signal frequency" kept the crawl on SciPy's host (956 pages of 1,000 in each
-of three crawls) after its one rich section was exhausted, away from Java's relevant
+transform signal frequency" kept the crawl on SciPy's host (955 to 960 pages of 1,000
+in three crawls) after its one rich section was exhausted, away from Java's relevant
 pages.
 """
 
