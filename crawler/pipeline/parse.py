@@ -15,7 +15,7 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 from yarl import URL
 
 from crawler.errors import ContentError
@@ -27,6 +27,8 @@ MAX_TEXT_CHARS = 200_000  # text kept from one page
 MAX_ANCHOR_CHARS = 200
 MAX_AROUND_CHARS = 160
 MAX_HEADINGS_CHARS = 300
+ITEM_TAGS = frozenset({"li", "tr", "dt", "dd"})  # an entry of a list, table or glossary
+ITEM_DEPTH = 4  # levels above a link where its item is looked for
 SNIFF_BYTES = 4096  # where a <meta charset> is looked for
 
 _META_CHARSET = re.compile(
@@ -38,7 +40,7 @@ _META_CHARSET = re.compile(
 class Link:
     url: str
     anchor: str
-    around: str = ""  # the text of the block the link sits in, for the frontier policy
+    around: str = ""  # the text of the link's item or block, for the frontier policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,12 +127,12 @@ def analyze(
             if target in known:
                 left_out.add(target)
             else:
-                block = anchor.parent
                 around = ""
+                block = _context_node(anchor)
                 if block is not None:
                     around = around_of.get(block.mem_id, "")
                     if block.mem_id not in around_of:
-                        around = around_of[block.mem_id] = _clean(block.text())[:MAX_AROUND_CHARS]
+                        around = around_of[block.mem_id] = _context_text(block)
                 links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
             if len(links) + len(left_out) >= MAX_LINKS:
                 break
@@ -158,6 +160,33 @@ def analyze(
         headings.strip(),
         len(left_out),
     )
+
+
+def _context_node(anchor: LexborNode) -> LexborNode | None:
+    """The node whose text is a link's context: the entry of a list, table or glossary
+    the link is in (a table row or a term holds the description beside a link, as an
+    index of a site's pages does), else the block the link sits in."""
+    node = anchor.parent
+    for _ in range(ITEM_DEPTH):
+        if node is None:
+            break
+        if node.tag in ITEM_TAGS:
+            return node
+        node = node.parent
+    return anchor.parent
+
+
+def _context_text(node: LexborNode) -> str:
+    """A context node's text, its cells and elements apart; a glossary term's with its
+    definition's."""
+    text = node.text(separator=" ")
+    if node.tag == "dt":
+        sibling = node.next
+        while sibling is not None and sibling.tag not in ("dt", "dd"):
+            sibling = sibling.next
+        if sibling is not None and sibling.tag == "dd":
+            text = f"{text} {sibling.text(separator=' ')}"
+    return _clean(text)[:MAX_AROUND_CHARS]
 
 
 def _clean(text: str | None) -> str:

@@ -33,6 +33,29 @@ def test_title_text_and_links_with_anchor_text() -> None:
     assert page.counts.rows == 3  # the page, then its two links
 
 
+def test_a_links_context_is_its_entry_in_a_table_list_or_glossary() -> None:
+    # the index pages of documentation: the description sits beside the link, in the
+    # row's next cell or the term's definition, not in the block around the anchor
+    page = parse(
+        "<table><tr><td><p><a href='fft.html'><code>fft</code></a>(x, n)</p></td>"
+        "<td><p>Compute the discrete Fourier transform.</p></td></tr></table>"
+        "<dl><dt><a href='git-merge.html'>git-merge(1)</a></dt>"
+        "<dd><p>Join two or more development histories together.</p></dd>"
+        "<dt><a href='git-log.html'>git-log(1)</a></dt><dd>Show commit logs.</dd></dl>"
+        "<ul><li><span><a href='guide.html'>Guide</a></span> for beginners</li></ul>"
+        "<p>Read <a href='intro.html'>the introduction</a> first.</p>"
+        "<div><a href='alone.html'>Alone</a></div>"
+    )
+    assert [link.around for link in page.links] == [
+        "fft (x, n) Compute the discrete Fourier transform.",
+        "git-merge(1) Join two or more development histories together.",
+        "git-log(1) Show commit logs.",
+        "Guide for beginners",
+        "Read the introduction first.",
+        "Alone",
+    ]
+
+
 def test_base_href_changes_where_relative_links_point() -> None:
     page = parse('<head><base href="http://other.example/root/"></head><a href="x">x</a>')
     assert [link.url for link in page.links] == ["http://other.example/root/x"]
