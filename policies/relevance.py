@@ -6,7 +6,10 @@ are learned online from the topic documents and every page the crawl sees
 (`partial_fit`), so a short topic phrase gets sensible weights without a background
 corpus. A page's relevance is the cosine similarity of its sublinear TF-IDF vector with
 the topic's, 0..1. A link's estimate blends the similarity of its anchor text and URL
-words with its parent's relevance.
+words, and of its context (the entry or block it sits in: an index's row or definition
+holds the description beside the link), with its parent's relevance: Shark-search's
+neighbourhood score (Hersovici et al., 1998), the anchor weighed `ANCHOR_WEIGHT` within
+the link's text and its context the rest.
 
 A short topic phrase names few of the words its pages use, so links are scored against
 an expanded topic (Rocchio relevance feedback): the phrase plus the centroid of the
@@ -28,6 +31,7 @@ from policies.errors import NotFittedError
 from policies.terms import DEFAULT_N_FEATURES, TermCounts, TermHasher
 
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
+ANCHOR_WEIGHT = 0.8  # Shark-search's beta: the anchor's share of a link's text
 DEFAULT_FEEDBACK_WEIGHT = 1.0  # weight of the relevant pages' centroid beside the topic
 FEEDBACK_REFRESH = 20  # relevant pages between recomputations of the expanded topic
 IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew by this much
@@ -169,10 +173,13 @@ class TopicScorer:
         self._check_fitted()
         return self.score_counts(self.counter_.count(texts))
 
-    def estimate_links(self, link_counts: Rows, parent_relevance: float) -> np.ndarray:
-        """Estimated relevance of links from the counts of their anchor and URL words.
+    def estimate_links(
+        self, link_counts: Rows, parent_relevance: float, context_counts: Rows | None = None
+    ) -> np.ndarray:
+        """Estimated relevance of links from the counts of their anchor and URL words,
+        and of their contexts' words (one row a link) where given.
 
-        Anchors are compared with the expanded topic (the topic and its relevant pages),
+        Links are compared with the expanded topic (the topic and its relevant pages),
         refreshed here when it is stale, even for no links: a page whose links were all
         known already asks for it as one whose links were new does, so the estimates
         of the links after it do not depend on which of them were known.
@@ -184,6 +191,13 @@ class TopicScorer:
         if link_counts.shape[0] == 0:
             return np.zeros(0)
         text_scores = self._similarity(link_counts, link_vector)
+        if context_counts is not None:
+            if context_counts.shape[0] != link_counts.shape[0]:
+                raise ValueError(
+                    f"{context_counts.shape[0]} link contexts for {link_counts.shape[0]} links"
+                )
+            context_scores = self._similarity(context_counts, link_vector)
+            text_scores = ANCHOR_WEIGHT * text_scores + (1.0 - ANCHOR_WEIGHT) * context_scores
         weight = self.link_text_weight
         return weight * np.clip(text_scores, 0.0, 1.0) + (1.0 - weight) * float(parent_relevance)
 

@@ -50,7 +50,7 @@ class PageAnalysis:
     links: tuple[Link, ...]
     noindex: bool
     nofollow: bool
-    counts: TermCounts  # the terms of the page (row 0), then of each link
+    counts: TermCounts  # the terms of the page (row 0), of each link, of each link's context
     headings: str = ""  # the title and h1-h2 headings, for the frontier policy
     known: int = 0  # links left out as known: distinct URLs, not in `links`
 
@@ -148,7 +148,11 @@ def analyze(
     link_list = tuple(links.values())
     # one call for the page and its links: the vectorizer's overhead is per call
     counts = counter.count(
-        [f"{title or ''} {text}", *(f"{link.anchor} {url_words(link.url)}" for link in link_list)]
+        [
+            f"{title or ''} {text}",
+            *(f"{link.anchor} {url_words(link.url)}" for link in link_list),
+            *(link.around for link in link_list),
+        ]
     )
     return PageAnalysis(
         title,

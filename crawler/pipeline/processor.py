@@ -177,7 +177,10 @@ class Processor:
         if not analysis.links and not analysis.known:
             return []
         depth = visit.candidate.depth + 1
-        scores = self.scorer.estimate_links(Rows.of(analysis.counts, 1), relevance)
+        n = len(analysis.links)
+        scores = self.scorer.estimate_links(
+            Rows.of(analysis.counts, 1, 1 + n), relevance, Rows.of(analysis.counts, 1 + n)
+        )
         parent = visit.candidate.url
         links = []
         for link, score in zip(analysis.links, scores, strict=True):
@@ -188,12 +191,15 @@ class Processor:
 
     def _without_known(self, analysis: PageAnalysis) -> PageAnalysis:
         keep = [index for index, link in enumerate(analysis.links) if link.url not in self.known]
-        if len(keep) == len(analysis.links):
+        n = len(analysis.links)
+        if len(keep) == n:
             return analysis
         return dataclasses.replace(
             analysis,
             links=tuple(analysis.links[index] for index in keep),
-            counts=analysis.counts.take([0, *(index + 1 for index in keep)]),
+            counts=analysis.counts.take(
+                [0, *(1 + index for index in keep), *(1 + n + index for index in keep)]
+            ),
             known=analysis.known + len(analysis.links) - len(keep),
         )
 

@@ -30,7 +30,7 @@ def test_title_text_and_links_with_anchor_text() -> None:
         ("http://site.example/dir/a.html", "First link"),
         ("http://site.example/b", "Second"),
     ]
-    assert page.counts.rows == 3  # the page, then its two links
+    assert page.counts.rows == 5  # the page, its two links, their two contexts
 
 
 def test_a_links_context_is_its_entry_in_a_table_list_or_glossary() -> None:

@@ -70,7 +70,7 @@ def test_links_known_already_are_left_out_of_the_analysis_and_counted() -> None:
     )
     assert [link.url for link in page.links] == ["http://site.example/b"]
     assert page.known == 2
-    assert page.counts.rows == 2  # the page, and its one link
+    assert page.counts.rows == 3  # the page, its one link, the link's context
 
 
 def test_a_link_written_once_is_not_written_again_but_still_counts_in_scope() -> None:

@@ -56,6 +56,23 @@ def test_link_estimate_blends_anchor_words_and_parent_relevance() -> None:
     assert on == pytest.approx(0.7 * scorer.score(["solar energy guide"])[0] + 0.15)
 
 
+def test_a_links_context_moves_its_estimate_as_shark_search_blends_it() -> None:
+    # an index row: the anchor names a function, the cell beside it the topic
+    scorer = TopicScorer(link_text_weight=1.0).fit(["solar energy"])
+    row = "panel_fit(x) Fit solar energy yields"
+    links = scorer.counter_.count(["panel_fit", "solar guide"])
+    contexts = scorer.counter_.count([row, "solar guide"])
+    without = scorer.estimate_links(links, 0.0)
+    described, guide = scorer.estimate_links(links, 0.0, contexts)
+    assert without[0] == 0.0
+    assert described == pytest.approx(0.2 * scorer.score([row])[0])
+    assert described > 0.0
+    # a link whose context is its anchor alone keeps its estimate
+    assert guide == pytest.approx(without[1])
+    with pytest.raises(ValueError, match="1 link contexts for 2 links"):
+        scorer.estimate_links(links, 0.0, scorer.counter_.count(["one"]))
+
+
 def test_state_round_trip_restores_the_same_scores() -> None:
     scorer = TopicScorer().fit(["solar energy"])
     scorer.partial_fit_counts(scorer.counter_.count([COOKING, SOLAR, "energy bills"]))
