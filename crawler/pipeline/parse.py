@@ -28,7 +28,8 @@ MAX_ANCHOR_CHARS = 200
 MAX_AROUND_CHARS = 160
 MAX_HEADINGS_CHARS = 300
 ITEM_TAGS = frozenset({"li", "tr", "dt", "dd"})  # an entry of a list, table or glossary
-ITEM_DEPTH = 4  # levels above a link where its item is looked for
+ITEM_DEPTH = 4  # levels above a link where its entry is looked for
+MAX_ROW_CHARS = 400  # a table row longer than this is a page's layout, not an entry
 SNIFF_BYTES = 4096  # where a <meta charset> is looked for
 
 _META_CHARSET = re.compile(
@@ -113,8 +114,8 @@ def analyze(
     resolve, page_base = resolver.resolve, resolver.base(base)
     links: dict[str, Link] = {}
     left_out: set[str] = set()  # known: they count towards MAX_LINKS as they did
-    # each block's text once: a block of thousands of links would cost its text each time
-    around_of: dict[int, str] = {}
+    # each node's text once: a block of thousands of links would cost its text each time
+    text_of: dict[int, str] = {}
     if not nofollow:
         for anchor in tree.css("a[href]"):
             attributes = anchor.attributes
@@ -127,12 +128,7 @@ def analyze(
             if target in known:
                 left_out.add(target)
             else:
-                around = ""
-                block = _context_node(anchor)
-                if block is not None:
-                    around = around_of.get(block.mem_id, "")
-                    if block.mem_id not in around_of:
-                        around = around_of[block.mem_id] = _context_text(block)
+                around = _link_context(anchor, text_of)
                 links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
             if len(links) + len(left_out) >= MAX_LINKS:
                 break
@@ -166,31 +162,41 @@ def analyze(
     )
 
 
-def _context_node(anchor: LexborNode) -> LexborNode | None:
-    """The node whose text is a link's context: the entry of a list, table or glossary
-    the link is in (a table row or a term holds the description beside a link, as an
-    index of a site's pages does), else the block the link sits in."""
-    node = anchor.parent
+def _link_context(anchor: LexborNode, text_of: dict[int, str]) -> str:
+    """A link's context: the entry of a list, table or glossary it is in (a table row or a
+    term holds the description beside a link, as an index of a site's pages does), else
+    the block it sits in. A table row longer than `MAX_ROW_CHARS` is a page's layout (its
+    columns) rather than an entry."""
+    block = anchor.parent
+    if block is None:
+        return ""
+    node: LexborNode | None = block
     for _ in range(ITEM_DEPTH):
         if node is None:
             break
         if node.tag in ITEM_TAGS:
-            return node
+            text = _text(node, text_of)
+            if node.tag != "tr" or len(text) <= MAX_ROW_CHARS:
+                return text[:MAX_AROUND_CHARS]
+            break
         node = node.parent
-    return anchor.parent
+    return _text(block, text_of)[:MAX_AROUND_CHARS]
 
 
-def _context_text(node: LexborNode) -> str:
-    """A context node's text, its cells and elements apart; a glossary term's with its
-    definition's."""
-    text = node.text(separator=" ")
-    if node.tag == "dt":
-        sibling = node.next
-        while sibling is not None and sibling.tag not in ("dt", "dd"):
-            sibling = sibling.next
-        if sibling is not None and sibling.tag == "dd":
-            text = f"{text} {sibling.text(separator=' ')}"
-    return _clean(text)[:MAX_AROUND_CHARS]
+def _text(node: LexborNode, text_of: dict[int, str]) -> str:
+    """A node's text, its cells and elements apart, once a page; a glossary term's with
+    its definition's."""
+    text = text_of.get(node.mem_id)
+    if text is None:
+        text = node.text(separator=" ")
+        if node.tag == "dt":
+            sibling = node.next
+            while sibling is not None and sibling.tag not in ("dt", "dd"):
+                sibling = sibling.next
+            if sibling is not None and sibling.tag == "dd":
+                text = f"{text} {sibling.text(separator=' ')}"
+        text = text_of[node.mem_id] = _clean(text)
+    return text
 
 
 def _clean(text: str | None) -> str:

@@ -45,6 +45,9 @@ def test_a_links_context_is_its_entry_in_a_table_list_or_glossary() -> None:
         "<ul><li><span><a href='guide.html'>Guide</a></span> for beginners</li></ul>"
         "<p>Read <a href='intro.html'>the introduction</a> first.</p>"
         "<div><a href='alone.html'>Alone</a></div>"
+        # a page laid out in a table: the row is the page's columns, not an entry
+        f"<table><tr><td><p><a href='home.html'>Home</a></p></td><td>{'Solar panels. ' * 40}"
+        "</td></tr></table>"
     )
     assert [link.around for link in page.links] == [
         "fft (x, n) Compute the discrete Fourier transform.",
@@ -53,6 +56,7 @@ def test_a_links_context_is_its_entry_in_a_table_list_or_glossary() -> None:
         "Guide for beginners",
         "Read the introduction first.",
         "Alone",
+        "Home",
     ]
 
 
