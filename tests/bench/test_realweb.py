@@ -172,6 +172,28 @@ def test_the_crawlers_readers_take_the_ground_truth(
     assert all(0 < ratio <= 1 for ratio in report["p_over_upper"])
 
 
+def test_order_bounds_crawls_one_host_of_the_ground_truth(web: tuple[Path, Path, int]) -> None:
+    _, truth, port = web
+    host = f"127.0.0.{FIRST_ADDRESS}:{port}"
+    printed = run_script(
+        "order_bounds.py", "--ground-truth", str(truth / "compost"), "--host", host
+    )
+    lines = printed.splitlines()
+    # six pages on the first host, two of them relevant (one file under two URLs)
+    assert lines[0].startswith(f"host {host}: 6 pages, 2 relevant")
+    pages = {
+        name.strip(): float(rest.split()[0])
+        for name, rest in (line.split("median") for line in lines[1:])
+    }
+    assert set(pages) == {"oracle", "parents max", "parents mean", "random"}
+    # the guide's index is linked only from the page under it: the front page, the
+    # guide, that page and the index at least, at most the host's six pages
+    assert all(4 <= value <= 6 for value in pages.values())
+    assert pages["oracle"] <= pages["random"]
+    with pytest.raises(subprocess.CalledProcessError):
+        run_script("order_bounds.py", "--ground-truth", str(truth / "compost"), "--host", "x:1")
+
+
 @pytest.mark.skipif(
     shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
     reason="nginx is not installed",
