@@ -13,6 +13,11 @@ from tests.crawler.helpers import SEEN, crawl, html, links, serving, site
 API_PAGES = 90
 GUIDES = 10
 BUDGET = 70  # the front page and 69 API pages: best-first never reaches the section
+# A page's links reach the frontier at its transaction's commit, tens of milliseconds
+# and more after its fetch; on loopback without a delay a slow commit lets dozens of
+# pages be chosen without them. The delay keeps that lag to a few pages, so the order
+# measured is the policy's.
+DELAY = 0.03
 
 
 def docs_site() -> web.Application:
@@ -43,6 +48,7 @@ async def crawl_docs(tmp_path: Path, policy: str) -> list[str]:
             [url],
             policy=policy,
             max_pages=BUDGET,
+            delay=DELAY,
             concurrency=1,
             per_host_concurrency=1,
             processors=1,
@@ -54,12 +60,12 @@ async def crawl_docs(tmp_path: Path, policy: str) -> list[str]:
 async def test_qlearning_crawls_the_section_no_link_promises(tmp_path: Path) -> None:
     paths = await crawl_docs(tmp_path, "qlearning")
     # after the model's first batch (16 fetches) the API links are re-ranked with what
-    # their section's tries left of its optimism, below the untried section's; the
-    # pages fetched before the batch is learned (the pipeline's lag) come first
+    # their section's tries left of its optimism, below the untried section's
     assert paths.count("/dev/") == 1, paths
+    assert paths.index("/dev/") <= 16 + 8, paths  # robots.txt, the front page, the lag
     # once there, the guides' links name the topic: they come next, each once
     guides = [path for path in paths if path.startswith("/dev/t")]
-    assert len(guides) == len(set(guides)) >= GUIDES // 2, paths
+    assert len(guides) == len(set(guides)) == GUIDES, paths
 
 
 async def test_best_first_takes_the_other_links_first(tmp_path: Path) -> None:
