@@ -119,6 +119,36 @@ def contexts(write: PageWrite, *, only: PageWrite | None = None) -> dict[str, ob
     return {url: context for url, context in write.contexts.items() if url in urls}
 
 
+def test_a_links_description_beside_it_raises_its_estimate_on_either_path() -> None:
+    """An index row: the anchor names the page, the cell beside it the topic. Its
+    estimate is the same whether the page is analysed here or by a worker that did not
+    know the links before it (left out after, with their contexts)."""
+    rows = "".join(
+        f"<tr><td><a href='/{name}'>{name}</a></td><td>{description}</td></tr>"
+        for name, description in [
+            ("known", "cooking bread in an oven"),
+            ("x1", "fit the solar energy yield of a panel"),
+            ("x2", "bread and flour"),
+        ]
+    )
+    page = visit("http://site.example/index", 0, f"<table>{rows}</table>")
+    here, there = processor(), processor()
+    for side in (here, there):
+        side.known.add("http://site.example/known")
+    written = here.process(page).write
+    job = there.analysis_job(page)
+    assert job is not None
+    analysis = analyze(
+        job.body, url=job.url, charset=None, x_robots_tag=None, counter=TermHasher()
+    )  # a worker's: it knows no links
+    from_worker = there.finish(page, analysis).write
+    scores = {link.url.rsplit("/", 1)[1]: link.score for link in written.links}
+    assert scores == {link.url.rsplit("/", 1)[1]: link.score for link in from_worker.links}
+    assert set(scores) == {"x1", "x2"}
+    # the anchors and URLs say nothing: the description alone sets them apart
+    assert scores["x1"] > scores["x2"]
+
+
 def test_links_of_a_page_whose_processing_failed_are_not_taken_as_known(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
