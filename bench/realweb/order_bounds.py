@@ -8,9 +8,9 @@ a crawler can:
   pages that link to it (the most a crawler could learn from where a link is found);
 - `random`: links in a random order.
 
-The last two bound what a link's surroundings can tell on that host: on `git`'s git-doc,
-whose pages are nearly all about git, they are close to random. Each order's ties are
-broken at random, several times.
+The middle two bound what a link's surroundings can tell on that host: on `git`'s
+git-doc, whose pages are nearly all about git, they take about a tenth fewer pages than a
+random order. Each order's ties are broken at random, several times.
 
     python bench/realweb/order_bounds.py --ground-truth /tmp/realweb/truth/git \
         --host 127.0.0.17:8800
@@ -23,47 +23,40 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from crawler.experiments import RECALL_TARGET, TruthWeb
-
-
-def read_links(directory: Path, pages: set[str]) -> dict[str, list[str]]:
-    links: dict[str, list[str]] = defaultdict(list)
-    with (directory / "links.tsv").open(encoding="utf-8") as lines:
-        next(lines)
-        for line in lines:
-            source, _, target = line.rstrip("\n").partition("\t")
-            if target in pages and target != source:
-                links[source].append(target)
-    return links
+from crawler.reporting.ground_truth import read_graph
+from policies.link_graph import LinkGraph
 
 
 def pages_to_target(
-    seeds: Sequence[str],
-    links: dict[str, list[str]],
-    relevance: dict[str, float],
-    relevant: set[str],
-    rank: Callable[[str, list[float]], float],
+    graph: LinkGraph,
+    on_host: set[int],
+    relevant: set[int],
+    rank: Callable[[int, list[float]], float],
     rng: random.Random,
 ) -> float:
-    """Pages fetched, best rank first, until 90% of `relevant` are; inf if never."""
+    """Pages of `on_host` fetched from its seeds, best rank first, until 90% of
+    `relevant` are; inf if never."""
     need = math.ceil(RECALL_TARGET * len(relevant) - 1e-9)
-    parents: dict[str, list[float]] = defaultdict(list)
+    parents: dict[int, list[float]] = defaultdict(list)
+    seeds = [int(seed) for seed in graph.seeds if seed in on_host]
     tie = {seed: rng.random() for seed in seeds}
     queued, fetched, found = set(seeds), set(), 0
     while queued:
-        url = max(queued, key=lambda u: (rank(u, parents[u]), tie[u]))
-        queued.discard(url)
-        fetched.add(url)
-        found += url in relevant
+        page = max(queued, key=lambda p: (rank(p, parents[p]), tie[p]))
+        queued.discard(page)
+        fetched.add(page)
+        found += page in relevant
         if found >= need:
             return float(len(fetched))
-        for target in dict.fromkeys(links[url]):  # each once, in the page's order
-            if target in fetched or target not in relevance:
+        for target in graph.links_of(page).tolist():
+            if target in fetched or target not in on_host:
                 continue
-            parents[target].append(relevance[url])
+            parents[target].append(float(graph.relevance[page]))
             if target not in tie:
                 tie[target] = rng.random()
                 queued.add(target)
@@ -78,25 +71,24 @@ def main() -> None:
     args = parser.parse_args()
 
     web = TruthWeb.read(args.ground_truth)
-    relevance = {u: v for u, v in web.relevance.items() if f"//{args.host}/" in u}
-    if not relevance:
+    graph = read_graph(args.ground_truth)  # pages numbered in pages.tsv's order
+    on_host = {i for i, url in enumerate(web.relevance) if urlsplit(url).netloc == args.host}
+    if not on_host:
         parser.error(f"no page of host {args.host!r} in {args.ground_truth}")
-    relevant = {u for u, v in relevance.items() if v >= web.threshold}
-    seeds = [s for s in web.seeds if f"//{args.host}/" in s]
-    links = read_links(args.ground_truth, set(relevance))
-    orders: dict[str, Callable[[str, list[float]], float]] = {
-        "oracle": lambda url, _: relevance[url],
+    relevant = {i for i in on_host if graph.relevance[i] >= web.threshold}
+    orders: dict[str, Callable[[int, list[float]], float]] = {
+        "oracle": lambda page, _: float(graph.relevance[page]),
         "parents max": lambda _, found: max(found, default=0.0),
         "parents mean": lambda _, found: statistics.fmean(found) if found else 0.0,
         "random": lambda _, __: 0.0,
     }
     print(
-        f"host {args.host}: {len(relevance)} pages, {len(relevant)} relevant "
+        f"host {args.host}: {len(on_host)} pages, {len(relevant)} relevant "
         f"(>= {web.threshold}); pages to 90% of them, {args.repeat} tie orders:"
     )
     for name, rank in orders.items():
         runs = [
-            pages_to_target(seeds, links, relevance, relevant, rank, random.Random(seed))
+            pages_to_target(graph, on_host, relevant, rank, random.Random(seed))
             for seed in range(args.repeat)
         ]
         print(f"  {name:13} median {statistics.median(runs):6.0f}  runs {runs}")
