@@ -2,7 +2,7 @@
 crawls of variants with one part taken out, and where each crawl spent its pages.
 
     python bench/focus_ablations.py --ground-truth /tmp/realweb/truth/memory \
-        --truth-threshold 0.15 [--budget 1000] [--repeat 3] [--per-host-concurrency 4]
+        [--budget 1000] [--repeat 3] [--per-host-concurrency 4]
 
 Variants: `qlearning` as it is; `untrained` (never learns: best-first's order through
 the same code); `confident` (the correction taken at full weight, no confidence
@@ -86,7 +86,9 @@ def _register() -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--ground-truth", type=Path, required=True)
-    parser.add_argument("--truth-threshold", type=float, default=0.15)
+    parser.add_argument(
+        "--truth-threshold", type=float, help="default: the ground truth's threshold.txt"
+    )
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--per-host-concurrency", type=int, default=4)
