@@ -10,7 +10,9 @@ shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-w
 (the link described by its host, depth and parent's relevance only); `impatient`
 (patience 0: every slot filled); `waits-untried` (a host barely tried may wait too);
 `unsectioned` (the sections of a host not valued, a host by its pages' mean reward and
-its optimism).
+its optimism); `surprise` (a section valued by what its pages earned beyond their links'
+estimates, not by their rewards); `surprise-fitted` (beyond the reward a least-squares
+line over the crawl's fetches expects of their estimates).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill and largest correction at the end.
 """
@@ -58,6 +60,45 @@ class _Untrained(LinkContextModel):
         pass
 
 
+class _SurprisedSections(SiteValues):
+    """Sections valued by what their pages earned beyond what their links promised:
+    the score, or (`fitted`) the reward a least-squares line over the crawl's earlier
+    fetches expects of it; a seed's score is the user's choice and promises nothing."""
+
+    def __init__(self, fitted: bool) -> None:
+        super().__init__()
+        self.fitted, self.promised = fitted, 0.0
+        self._sums = np.zeros(5)  # over the fetches: 1, score, score^2, reward, score reward
+
+    def promise(self, candidate: Candidate) -> None:
+        if candidate.depth == 0:
+            self.promised = 0.0
+        elif not self.fitted:
+            self.promised = candidate.score
+        else:
+            n, s, ss, y, sy = self._sums
+            mean_s, mean_y = (s / n, y / n) if n else (0.0, 0.0)
+            variance = ss / n - mean_s**2 if n >= 2 else 0.0
+            slope = max((sy / n - mean_s * mean_y) / variance, 0.0) if variance > 1e-12 else 0.0
+            self.promised = mean_y + slope * (candidate.score - mean_s)
+
+    def learn(self, score: float, reward: float) -> None:
+        self._sums += (1.0, score, score * score, reward, score * reward)
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward - self.promised)
+
+
+class _Surprised(QLearningFrontier):
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        sections = self.section_values
+        assert isinstance(sections, _SurprisedSections)
+        sections.promise(candidate)
+        super().on_fetched(candidate, relevance, children)
+        if candidate.depth > 0 and not candidate.revisit:
+            sections.learn(candidate.score, relevance)
+
+
 VARIANTS = {
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "untrained": lambda **kw: QLearningFrontier(model=_Untrained(), **kw),
@@ -66,6 +107,8 @@ VARIANTS = {
     "no-words": lambda **kw: _NoWords(**kw),
     "impatient": lambda **kw: QLearningFrontier(**{**kw, "patience": 0.0}),
     "waits-untried": lambda **kw: QLearningFrontier(patient_after=0, **kw),
+    "surprise": lambda **kw: _Surprised(section_values=_SurprisedSections(False), **kw),
+    "surprise-fitted": lambda **kw: _Surprised(section_values=_SurprisedSections(True), **kw),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
@@ -124,7 +167,7 @@ async def main() -> None:
     for name, runs in results.items():
         keys = [k for k in runs[0] if k.startswith(("recall", "pages_to"))]
         print(
-            f"{name:<22}"
+            f"{name:<26} "
             + " ".join(f"{k}={statistics.median(r[k] for r in runs):.3f}" for k in keys)
         )
 
