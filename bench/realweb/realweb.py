@@ -102,6 +102,12 @@ def html_root(files: list[str]) -> tuple[str, tuple[str, ...]]:
     for page in pages:
         under.update(page.parents)
     root = max((d for d, n in under.items() if n >= 0.9 * len(pages)), key=lambda d: len(d.parts))
+    served = count_html(root)
+    if served > 2 * len(pages):  # a directory other packages share, such as /usr/share/doc
+        raise SystemExit(
+            f"{root} holds 90% of the package's {len(pages)} HTML files but {served} in all:"
+            " serving it would serve other packages; serve it with configure --site NAME=ROOT"
+        )
     if (root / "index.html").is_file():
         return str(root), ("/",)
     seeds = tuple(f"/{d.name}/" for d in sorted(root.iterdir()) if (d / "index.html").is_file())

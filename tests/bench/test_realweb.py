@@ -7,6 +7,7 @@ crawl of what nginx serves finds the pages the ground truth lists, and only thos
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import math
 import shutil
@@ -275,3 +276,26 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
         "qlearning patience 0",
     ]
     assert all("3 relevant of 3" in line for line in lines)
+
+
+def test_a_package_whose_html_lies_in_a_shared_directory_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = importlib.util.spec_from_file_location("realweb", REALWEB / "realweb.py")
+    assert spec is not None
+    assert spec.loader is not None
+    realweb = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "realweb", realweb)  # its dataclasses look it up
+    spec.loader.exec_module(realweb)
+    shared = tmp_path / "doc"
+    own = [shared / "pkg-doc" / "docs" / f"{name}.html" for name in ("index", *"abcdefg")]
+    elsewhere = [shared / "python3-pkg" / f"{n}.html" for n in range(2)]
+    others = [shared / f"other{n}" / "index.html" for n in range(30)]
+    for page in own + elsewhere + others:
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text("<html></html>")
+    # 90% of its ten files are under the directory every package's documentation shares
+    with pytest.raises(SystemExit, match=r"holds 90% of the package's 10 HTML files but 40"):
+        realweb.html_root([str(page) for page in own + elsewhere])
+    # all under its own directory: that is its root, served from its index page
+    assert realweb.html_root([str(page) for page in own]) == (str(own[0].parent), ("/",))
