@@ -12,7 +12,8 @@ shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-w
 `unsectioned` (the sections of a host not valued, a host by its pages' mean reward and
 its optimism); `surprise` (a section valued by what its pages earned beyond their links'
 estimates, not by their rewards); `surprise-fitted` (beyond the reward a least-squares
-line over the crawl's fetches expects of their estimates).
+line over the crawl's fetches expects of their estimates); `sections-prior-20` (a
+section's mean reward shrunk by n / (n + 20), not n / (n + 5)).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill and largest correction at the end.
 """
@@ -109,6 +110,9 @@ VARIANTS = {
     "waits-untried": lambda **kw: QLearningFrontier(patient_after=0, **kw),
     "surprise": lambda **kw: _Surprised(section_values=_SurprisedSections(False), **kw),
     "surprise-fitted": lambda **kw: _Surprised(section_values=_SurprisedSections(True), **kw),
+    "sections-prior-20": lambda **kw: QLearningFrontier(
+        section_values=SiteValues(prior=20.0), **kw
+    ),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
