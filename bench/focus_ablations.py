@@ -13,7 +13,8 @@ shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-w
 its optimism); `surprise` (a section valued by what its pages earned beyond their links'
 estimates, not by their rewards); `surprise-fitted` (beyond the reward a least-squares
 line over the crawl's fetches expects of their estimates); `sections-prior-20` (a
-section's mean reward shrunk by n / (n + 20), not n / (n + 5)).
+section's mean reward shrunk by n / (n + 20), not n / (n + 5)); `sections-ramped` (a
+section's mean reward weighed in by n / (n + 100) after n fetches of the crawl).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill and largest correction at the end.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import statistics
 import tempfile
 from collections import Counter
@@ -100,6 +102,27 @@ class _Surprised(QLearningFrontier):
             sections.learn(candidate.score, relevance)
 
 
+class _RampedSections(SiteValues):
+    """A section's mean reward weighed in as the crawl's fetches grow, n / (n + ramp)
+    of its weight after n fetches in all; its optimism as it is."""
+
+    def __init__(self, ramp: float) -> None:
+        super().__init__()
+        self.ramp, self.total = ramp, 0
+
+    def fetched(self, arm: str, reward: float) -> None:
+        self.total += 1
+        super().fetched(arm, reward)
+
+    def index(self, arm: str) -> float:
+        record = self._arms.get(arm)
+        if record is None:
+            return self.optimism
+        mean = record.reward / (record.fetched + self.prior)
+        weight = self.weight * self.total / (self.total + self.ramp)
+        return weight * mean + self.optimism / math.sqrt(1 + record.tried)
+
+
 VARIANTS = {
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "untrained": lambda **kw: QLearningFrontier(model=_Untrained(), **kw),
@@ -113,6 +136,7 @@ VARIANTS = {
     "sections-prior-20": lambda **kw: QLearningFrontier(
         section_values=SiteValues(prior=20.0), **kw
     ),
+    "sections-ramped": lambda **kw: QLearningFrontier(section_values=_RampedSections(100.0), **kw),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
