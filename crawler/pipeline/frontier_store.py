@@ -208,18 +208,17 @@ class BoundedFrontier:
         async with db.connect() as connection:
             hosts = await storage.count_queued_hosts(connection, self.owner)
             per_host = Counter(self.policy.host_sizes())
-            # first each host's share; then, if the others ran out, whatever is left
-            share = max(self.capacity // max(hosts, 1), 1)
+            # first each host's share, rounded up so that the shares fill memory (rounded
+            # down, they left it a few URLs short, and the whole queue was read for
+            # those); then, if some hosts ran out, the best of the rest
+            share = -(-self.capacity // max(hosts, 1))
             if self.policy.refill_order == "priority":
-                loaded, full = await self._read_ranked(connection, stored, per_host, share)
+                loaded, more = await self._read_ranked(connection, stored, per_host, share)
             else:
-                loaded, full = await self._read_pass(connection, stored, per_host, share)
-            if not full and self.policy.refill_order != "priority":
-                more, full = await self._read_pass(connection, stored, per_host, None)
-                loaded += more
+                loaded, more = await self._read_pass(connection, stored, per_host, share)
         # what the database still holds beyond memory
-        self.spilled = max(self.spilled - loaded, 1) if full else 0
-        if not full:
+        self.spilled = max(self.spilled - loaded, 1) if more else 0
+        if not more:
             self.spilled_hosts.clear()
         return loaded
 
@@ -242,15 +241,15 @@ class BoundedFrontier:
             self.spilled_hosts[host] = left
 
     async def _read_pass(
-        self,
-        connection: AsyncConnection,
-        stored: set[int],
-        per_host: Counter[str],
-        share: int | None,
+        self, connection: AsyncConnection, stored: set[int], per_host: Counter[str], share: int
     ) -> tuple[int, bool]:
-        """One scan of the queued URLs in order; (URLs loaded, whether memory is full)."""
+        """One scan of the queued URLs in order, each host's up to its share; then those
+        passed over for a share, best first, while memory has room: the best of them
+        are kept as the scan goes, so the queue is read once. (URLs loaded, whether the
+        database may hold more.)"""
         loaded, after = 0, None
-        while True:
+        passed_over: list[Candidate] = []  # in order, at most the capacity
+        while len(self.policy) < self.capacity:
             batch = await storage.best_queued(
                 connection,
                 by_score=self.policy.refill_order == "score",
@@ -262,17 +261,26 @@ class BoundedFrontier:
                 # new URLs may have filled memory while the database was read
                 if len(self.policy) >= self.capacity:
                     return loaded, True
-                if (
-                    self._held(queued.id, stored)
-                    or (share is not None and per_host[queued.host] >= share)
-                    or not self._mine(queued.host)
-                ):
+                if self._held(queued.id, stored) or not self._mine(queued.host):
+                    continue
+                if per_host[queued.host] >= share:
+                    if len(passed_over) < self.capacity:
+                        passed_over.append(_candidate(queued))
                     continue
                 self._load(_candidate(queued), per_host)
                 loaded += 1
             if len(batch) < REFILL_BATCH:
-                return loaded, len(self.policy) >= self.capacity
+                break
             after = batch[-1]
+        else:  # memory is full
+            return loaded, True
+        for candidate in passed_over:
+            if len(self.policy) >= self.capacity:
+                return loaded, True
+            if not self._held(candidate.url_id, stored) and self._mine(candidate.host):
+                self._load(candidate, per_host)
+                loaded += 1
+        return loaded, len(passed_over) == self.capacity
 
     async def _read_ranked(
         self, connection: AsyncConnection, stored: set[int], per_host: Counter[str], share: int
