@@ -1,15 +1,22 @@
 """What a refill of the frontier costs on a large crawl database (e.g. a soak's, kept
 with `python bench/soak.py --db soak.db`): wall and CPU seconds (the database thread's
-included) and resident memory, for a refill of an empty memory and of a half-empty one.
-Refills only read the database.
+included), rows read and resident memory, for a refill of an empty memory and of a
+half-empty one. Refills only read the database.
 
     python bench/refill_cost.py soak.db [--capacity 50000] [--runs 3]
+
+Without a crawl's database, `--queue N --hosts H` first writes one of N queued URLs
+with random scores, spread evenly over H hosts, or with `--skewed` each host a share
+that falls exponentially (the first hosts hold most URLs, the last few):
+
+    python bench/refill_cost.py /tmp/queue.db --queue 600000 --hosts 6 --capacity 100000
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import time
 from pathlib import Path
@@ -17,8 +24,41 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+from crawler.pipeline import frontier_store
 from crawler.pipeline.frontier_store import BoundedFrontier
 from policies import BestFirst
+
+ROWS_READ = [0]
+
+
+def count_rows_read() -> None:
+    """Count the rows the refills read, at the storage function they call."""
+    read = frontier_store.storage.best_queued
+
+    async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        rows = await read(*args, **kwargs)
+        ROWS_READ[0] += len(rows)
+        return rows
+
+    frontier_store.storage.best_queued = counted  # type: ignore[attr-defined]
+
+
+async def write_queue(path: Path, queued: int, hosts: int, skewed: bool) -> None:
+    db = storage.open_engine(f"sqlite+aiosqlite:///{path}")
+    await storage.create_schema(db)
+    rng = random.Random(0)
+    try:
+        for start in range(0, queued, 50_000):
+            rows = []
+            for i in range(start, min(start + 50_000, queued)):
+                host = min(int(rng.expovariate(0.15)), hosts - 1) if skewed else i % hosts
+                rows.append(
+                    storage.NewUrl(f"http://h{host}.test/{i}", f"h{host}.test", 2, rng.random())
+                )
+            async with db.begin() as connection:
+                await storage.add_urls(connection, rows)
+    finally:
+        await db.dispose()
 
 
 def resident_mb() -> float:
@@ -27,7 +67,7 @@ def resident_mb() -> float:
 
 
 async def timed_refill(frontier: BoundedFrontier, db: AsyncEngine) -> tuple[int, float, float]:
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, ROWS_READ[0] = time.perf_counter(), time.process_time(), 0
     loaded = await frontier.refill(db)
     return loaded, time.perf_counter() - wall, time.process_time() - cpu
 
@@ -45,12 +85,14 @@ async def main(path: Path, capacity: int, runs: int) -> None:
             loaded, wall, cpu = await timed_refill(frontier, db)
             results["full"].append(cpu)
             print(f"empty memory: {loaded} loaded in {wall:.2f} s, {cpu:.2f} CPU s", end="")
+            print(f", {ROWS_READ[0]} rows read", end="")
             print(f", resident {resident_mb():.0f} MB")
             for _ in range(capacity // 2 + 1):  # half of it fetched, as in a crawl
                 frontier.pop(lambda host: True)
             loaded, wall, cpu = await timed_refill(frontier, db)
             results["half"].append(cpu)
             print(f"half empty:   {loaded} loaded in {wall:.2f} s, {cpu:.2f} CPU s", end="")
+            print(f", {ROWS_READ[0]} rows read", end="")
             print(f", resident {resident_mb():.0f} MB")
         for name, cpus in results.items():
             print(f"median CPU s, {name}: {statistics.median(cpus):.2f}")
@@ -63,7 +105,17 @@ if __name__ == "__main__":
     parser.add_argument("db", type=Path, help="a crawl's SQLite file")
     parser.add_argument("--capacity", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--queue", type=int, help="first write a database of this many URLs")
+    parser.add_argument("--hosts", type=int, default=6, help="with --queue")
+    parser.add_argument("--skewed", action="store_true", help="with --queue")
     args = parser.parse_args()
+    if args.queue is not None:
+        if args.db.exists():
+            parser.error(f"{args.db} exists: --queue writes a new database")
+        if args.queue < 1 or args.hosts < 1:
+            parser.error("--queue and --hosts must be at least 1")
+        asyncio.run(write_queue(args.db, args.queue, args.hosts, args.skewed))
     if not args.db.is_file():
         parser.error(f"no database at {args.db}")
+    count_rows_read()
     asyncio.run(main(args.db, args.capacity, args.runs))
