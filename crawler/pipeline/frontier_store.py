@@ -208,9 +208,9 @@ class BoundedFrontier:
         async with db.connect() as connection:
             hosts = await storage.count_queued_hosts(connection, self.owner)
             per_host = Counter(self.policy.host_sizes())
-            # first each host's share, rounded up so that the shares fill memory (rounded
-            # down, they left it a few URLs short, and the whole queue was read for
-            # those); then, if some hosts ran out, the best of the rest
+            # first each host's share, rounded up so that the shares fill memory and the
+            # read stops there when every host has as many; then, if some hosts ran out,
+            # the best of the rest
             share = -(-self.capacity // max(hosts, 1))
             if self.policy.refill_order == "priority":
                 loaded, more = await self._read_ranked(connection, stored, per_host, share)
