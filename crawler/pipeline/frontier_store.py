@@ -210,15 +210,18 @@ class BoundedFrontier:
             per_host = Counter(self.policy.host_sizes())
             # first each host's share, rounded up so that the shares fill memory and the
             # read stops there when every host has as many; then, if some hosts ran out,
-            # the best of the rest
+            # whatever is left
             share = -(-self.capacity // max(hosts, 1))
             if self.policy.refill_order == "priority":
-                loaded, more = await self._read_ranked(connection, stored, per_host, share)
+                loaded, full = await self._read_ranked(connection, stored, per_host, share)
             else:
-                loaded, more = await self._read_pass(connection, stored, per_host, share)
+                loaded, full = await self._read_pass(connection, stored, per_host, share)
+            if not full and self.policy.refill_order != "priority":
+                more, full = await self._read_pass(connection, stored, per_host, None)
+                loaded += more
         # what the database still holds beyond memory
-        self.spilled = max(self.spilled - loaded, 1) if more else 0
-        if not more:
+        self.spilled = max(self.spilled - loaded, 1) if full else 0
+        if not full:
             self.spilled_hosts.clear()
         return loaded
 
@@ -241,14 +244,15 @@ class BoundedFrontier:
             self.spilled_hosts[host] = left
 
     async def _read_pass(
-        self, connection: AsyncConnection, stored: set[int], per_host: Counter[str], share: int
+        self,
+        connection: AsyncConnection,
+        stored: set[int],
+        per_host: Counter[str],
+        share: int | None,
     ) -> tuple[int, bool]:
-        """One scan of the queued URLs in order, each host's up to its share; then those
-        passed over for a share, best first, while memory has room: the best of them
-        are kept as the scan goes, so the queue is read once. (URLs loaded, whether the
-        database may hold more.)"""
+        """One scan of the queued URLs in order, until memory is full; (URLs loaded,
+        whether memory is full)."""
         loaded, after = 0, None
-        passed_over: list[Candidate] = []  # in order, at most the capacity
         while len(self.policy) < self.capacity:
             batch = await storage.best_queued(
                 connection,
@@ -261,26 +265,18 @@ class BoundedFrontier:
                 # new URLs may have filled memory while the database was read
                 if len(self.policy) >= self.capacity:
                     return loaded, True
-                if self._held(queued.id, stored) or not self._mine(queued.host):
-                    continue
-                if per_host[queued.host] >= share:
-                    if len(passed_over) < self.capacity:
-                        passed_over.append(_candidate(queued))
+                if (
+                    self._held(queued.id, stored)
+                    or (share is not None and per_host[queued.host] >= share)
+                    or not self._mine(queued.host)
+                ):
                     continue
                 self._load(_candidate(queued), per_host)
                 loaded += 1
             if len(batch) < REFILL_BATCH:
-                break
+                return loaded, len(self.policy) >= self.capacity
             after = batch[-1]
-        else:  # memory is full
-            return loaded, True
-        for candidate in passed_over:
-            if len(self.policy) >= self.capacity:
-                return loaded, True
-            if not self._held(candidate.url_id, stored) and self._mine(candidate.host):
-                self._load(candidate, per_host)
-                loaded += 1
-        return loaded, len(passed_over) == self.capacity
+        return loaded, True
 
     async def _read_ranked(
         self, connection: AsyncConnection, stored: set[int], per_host: Counter[str], share: int
