@@ -14,9 +14,13 @@ its optimism); `surprise` (a section valued by what its pages earned beyond thei
 estimates, not by their rewards); `surprise-fitted` (beyond the reward a least-squares
 line over the crawl's fetches expects of their estimates); `sections-prior-20` (a
 section's mean reward shrunk by n / (n + 20), not n / (n + 5)); `sections-ramped` (a
-section's mean reward weighed in by n / (n + 100) after n fetches of the crawl).
+section's mean reward weighed in by n / (n + 100) after n fetches of the crawl);
+`sections-recent` (a section's mean over its recent fetches, each weighing 0.9 of the
+next); `sections-weighed` (a section's mean weighed by what it says of the reward beyond
+the link's estimate: least squares over the crawl's fetches, from 30 on).
 For each crawl it prints recall within the first N pages, the pages fetched of each
-host holding relevant pages, and the model's skill and largest correction at the end.
+host holding relevant pages, and the model's skill, its largest correction and the
+weight of the sections' mean reward at the end.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_ord
 from policies import Candidate, register_frontier_policy
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
-from policies.site_values import SiteValues
+from policies.site_values import SiteValues, section_of
 
 MADE: dict[str, QLearningFrontier] = {}
 
@@ -123,6 +127,59 @@ class _RampedSections(SiteValues):
         return weight * mean + self.optimism / math.sqrt(1 + record.tried)
 
 
+class _RecentSections(SiteValues):
+    """A section's mean over its recent fetches: each counts `keep` times the next (the
+    section's best links are taken first, so its early rewards overstate its later)."""
+
+    def __init__(self, keep: float) -> None:
+        super().__init__()
+        self.keep = keep
+        self._decayed: dict[str, tuple[float, float]] = {}  # arm: fetches, reward
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward)
+        fetches, total = self._decayed.get(arm, (0.0, 0.0))
+        self._decayed[arm] = (self.keep * fetches + 1, self.keep * total + reward)
+
+    def index(self, arm: str) -> float:
+        fetches, total = self._decayed.get(arm, (0.0, 0.0))
+        mean = total / (fetches + self.prior)
+        return self.weight * mean + self.optimism / math.sqrt(1 + self.tries(arm))
+
+
+class _WeighedSections(SiteValues):
+    """A section's mean weighed by c / b of the least-squares fit reward = a + b score +
+    c mean over the crawl's fetches (the mean its section had when each was fetched),
+    at most 3, once `after` fetches are in; 3 before."""
+
+    def __init__(self, after: int = 30) -> None:
+        super().__init__()
+        self.after, self.fetches = after, 0
+        self._sums = np.zeros((3, 4))  # X'X | X'y, X = (1, score, mean)
+
+    def mean(self, arm: str) -> float:
+        record = self._arms.get(arm)
+        return 0.0 if record is None else record.reward / (record.fetched + self.prior)
+
+    def learn(self, score: float, mean: float, reward: float) -> None:
+        x = np.array([1.0, score, mean])
+        self._sums += np.outer(x, np.append(x, reward))
+        self.fetches += 1
+        if self.fetches >= self.after:
+            a_b_c = np.linalg.solve(self._sums[:, :3] + 1e-6 * np.eye(3), self._sums[:, 3])
+            b, c = a_b_c[1], a_b_c[2]
+            self.weight = float(np.clip(c / b, 0.0, 3.0)) if b > 1e-3 else 3.0 * (c > 0)
+
+
+class _Weighed(QLearningFrontier):
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        sections = self.section_values
+        assert isinstance(sections, _WeighedSections)
+        if candidate.depth > 0 and not candidate.revisit:
+            sections.learn(candidate.score, sections.mean(section_of(candidate.url)), relevance)
+        super().on_fetched(candidate, relevance, children)
+
+
 VARIANTS = {
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "untrained": lambda **kw: QLearningFrontier(model=_Untrained(), **kw),
@@ -137,6 +194,8 @@ VARIANTS = {
         section_values=SiteValues(prior=20.0), **kw
     ),
     "sections-ramped": lambda **kw: QLearningFrontier(section_values=_RampedSections(100.0), **kw),
+    "sections-recent": lambda **kw: QLearningFrontier(section_values=_RecentSections(0.9), **kw),
+    "sections-weighed": lambda **kw: _Weighed(section_values=_WeighedSections(), **kw),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
@@ -190,6 +249,7 @@ async def main() -> None:
                 if frontier is not None:
                     model = frontier.model
                     line += f" skill {model.skill():.3f} max |w| {np.abs(model.weights_).max():.4f}"
+                    line += f" sections' weight {frontier.section_values.weight:.2f}"
                 print(f"run {run} {name}: {line}", flush=True)
     print(f"\nmedians over {args.repeat} runs")
     for name, runs in results.items():
