@@ -146,7 +146,10 @@ def main() -> None:
                 counts[name] += step
                 seconds_in[name] += seconds
     for name, outcomes in counts.items():
-        rate = outcomes["ok"] / seconds_in[name] if seconds_in[name] else 0.0
+        if not seconds_in[name]:  # refills closer together than the window
+            print(f"{name}: none")
+            continue
+        rate = outcomes["ok"] / seconds_in[name]
         print(f"{name}: {rate:.0f} pages a second; fetches {shares(outcomes)}")
 
 
