@@ -6,8 +6,9 @@ half-empty one. Refills only read the database.
     python bench/refill_cost.py soak.db [--capacity 50000] [--runs 3]
 
 Without a crawl's database, `--queue N --hosts H` first writes one of N queued URLs
-with random scores, spread evenly over H hosts, or with `--skewed` each host a share
-that falls exponentially (the first hosts hold most URLs, the last few):
+with random scores, spread evenly over H hosts, or with `--skewed` host k's share
+falling as exp(-0.15 k), the last host taking the tail (over 50 hosts the first holds
+14%, the 30th 0.2%):
 
     python bench/refill_cost.py /tmp/queue.db --queue 600000 --hosts 6 --capacity 100000
 """
@@ -29,6 +30,7 @@ from crawler.pipeline.frontier_store import BoundedFrontier
 from policies import BestFirst
 
 ROWS_READ = [0]
+SKEW = 0.15  # --skewed: the rate at which a host's share falls with its number
 
 
 def count_rows_read() -> None:
@@ -51,7 +53,7 @@ async def write_queue(path: Path, queued: int, hosts: int, skewed: bool) -> None
         for start in range(0, queued, 50_000):
             rows = []
             for i in range(start, min(start + 50_000, queued)):
-                host = min(int(rng.expovariate(0.15)), hosts - 1) if skewed else i % hosts
+                host = min(int(rng.expovariate(SKEW)), hosts - 1) if skewed else i % hosts
                 rows.append(
                     storage.NewUrl(f"http://h{host}.test/{i}", f"h{host}.test", 2, rng.random())
                 )

@@ -8,7 +8,7 @@ set against the rest of the crawl.
 It prints each refill (pages fetched when it began, URLs loaded, wall seconds), then,
 over the crawl after the first refill, the median rate of pages stored and the
 fetches by outcome in the 2 seconds before each refill, in the 2 seconds after, and
-in all.
+over all of it ("none" where refills come closer together than that).
 """
 
 from __future__ import annotations
