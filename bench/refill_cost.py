@@ -35,14 +35,14 @@ SKEW = 0.15  # --skewed: the rate at which a host's share falls with its number
 
 def count_rows_read() -> None:
     """Count the rows the refills read, at the storage function they call."""
-    read = frontier_store.storage.best_queued
+    read = frontier_store.storage.queued_by_share
 
     async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        rows = await read(*args, **kwargs)
-        ROWS_READ[0] += len(rows)
-        return rows
+        async for batch in read(*args, **kwargs):
+            ROWS_READ[0] += len(batch)
+            yield batch
 
-    frontier_store.storage.best_queued = counted  # type: ignore[attr-defined]
+    frontier_store.storage.queued_by_share = counted  # type: ignore[attr-defined]
 
 
 async def write_queue(path: Path, queued: int, hosts: int, skewed: bool) -> None:

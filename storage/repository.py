@@ -287,30 +287,40 @@ async def iter_queued(
         last_id = batch[-1].id
 
 
-async def best_queued(
+async def queued_by_share(
     connection: AsyncConnection,
     *,
     by_score: bool,
-    limit: int,
-    after: QueuedUrl | None = None,
+    share: int,
+    batch_size: int,
     owner: str | None = None,
-) -> list[QueuedUrl]:
-    """Queued URLs in the frontier's order: highest score first (`by_score`), else
-    shallowest first; ties to the shallower, then by id. `after` is the last one
-    already read; with `owner`, only the URLs of the hosts it holds."""
-    statement = select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score).where(
-        UrlRow.state == URL_QUEUED, _held_by(owner)
+) -> AsyncIterator[list[QueuedUrl]]:
+    """Queued URLs in the frontier's order (highest score first with `by_score`, else
+    shallowest first; ties to the shallower, then by id): first each host's best `share`,
+    then the rest. The database ranks every host's URLs at once and hands them over in
+    batches, so a caller that stops early reads no further; with `owner`, only the URLs
+    of the hosts it holds."""
+    order = (
+        (UrlRow.score.desc(), UrlRow.depth, UrlRow.id) if by_score else (UrlRow.depth, UrlRow.id)
     )
-    if after is not None:
-        beyond = (UrlRow.depth > after.depth) | (
-            (UrlRow.depth == after.depth) & (UrlRow.id > after.id)
-        )
-        if by_score:
-            beyond = (UrlRow.score < after.score) | ((UrlRow.score == after.score) & beyond)
-        statement = statement.where(beyond)
-    order = (UrlRow.score.desc(), UrlRow.depth) if by_score else (UrlRow.depth,)
-    result = await connection.execute(statement.order_by(*order, UrlRow.id).limit(limit))
-    return [QueuedUrl(*row) for row in result.all()]
+    rank = func.row_number().over(partition_by=UrlRow.host, order_by=order)
+    ranked = (
+        select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score, rank.label("rank"))
+        .where(UrlRow.state == URL_QUEUED, _held_by(owner))
+        .subquery()
+    )
+    in_order = (
+        (ranked.c.score.desc(), ranked.c.depth, ranked.c.id)
+        if by_score
+        else (ranked.c.depth, ranked.c.id)
+    )
+    columns = (ranked.c.id, ranked.c.url, ranked.c.host, ranked.c.depth, ranked.c.score)
+    result = await connection.stream(select(*columns).order_by(ranked.c.rank > share, *in_order))
+    try:
+        async for rows in result.partitions(batch_size):
+            yield [QueuedUrl(*row) for row in rows]
+    finally:
+        await result.close()
 
 
 async def queued_with_parents(

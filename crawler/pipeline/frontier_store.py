@@ -11,9 +11,11 @@ the database in the policy's order, as the policy declares it (`refill_order`): 
 database reads best-first's URLs by score and breadth-first's by depth (ties to the
 shallower); for a policy whose order no column gives (Q-learning), every queued URL is
 read with what its parent's fetch showed and the policy's own priorities choose. A
-refill skips the URLs memory already holds or has dispatched and not stored, and takes
-no more than an even share of the capacity from any one host: politeness serves each
-host in turn, so memory full of a few hosts' URLs would starve the crawl.
+refill brings each host's best URLs up to an even share of the capacity first, and then
+the best of the rest: politeness serves each host in turn, so memory full of a few
+hosts' URLs would starve the crawl. It skips the URLs memory already holds or has
+dispatched and not stored. The database ranks each host's URLs itself, so that a host
+with fewer URLs than its share costs no read of the whole queue to find them all.
 For the same reason a host whose URLs wait in the database only, while memory has room,
 brings a refill sooner (at most every STARVED_REFILL_INTERVAL seconds): otherwise the
 hosts left in memory as it drains are the few with the most URLs, and politeness holds
@@ -22,6 +24,7 @@ the crawl to their pace until memory is half empty.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -207,18 +210,14 @@ class BoundedFrontier:
     async def _read_back(self, db: AsyncEngine, stored: set[int]) -> int:
         async with db.connect() as connection:
             hosts = await storage.count_queued_hosts(connection, self.owner)
-            per_host = Counter(self.policy.host_sizes())
-            # first each host's share, rounded up so that the shares fill memory and the
-            # read stops there when every host has as many; then, if some hosts ran out,
-            # whatever is left
+            # first each host's share, rounded up so that the shares fill memory when
+            # every host has as many; then, if some hosts have fewer, the best of the rest
             share = -(-self.capacity // max(hosts, 1))
             if self.policy.refill_order == "priority":
+                per_host = Counter(self.policy.host_sizes())
                 loaded, full = await self._read_ranked(connection, stored, per_host, share)
             else:
-                loaded, full = await self._read_pass(connection, stored, per_host, share)
-            if not full and self.policy.refill_order != "priority":
-                more, full = await self._read_pass(connection, stored, per_host, None)
-                loaded += more
+                loaded, full = await self._read_by_share(connection, stored, share)
         # what the database still holds beyond memory
         self.spilled = max(self.spilled - loaded, 1) if full else 0
         if not full:
@@ -232,8 +231,7 @@ class BoundedFrontier:
         """Whether `host`'s URLs belong here (a lease given up while a refill reads)."""
         return self.owns is None or self.owns(host)
 
-    def _load(self, candidate: Candidate, per_host: Counter[str]) -> None:
-        per_host[candidate.host] += 1
+    def _load(self, candidate: Candidate) -> None:
         self._take_back(candidate.host)
         self._in_memory.add(candidate.url_id)
         self.policy.push(candidate)
@@ -243,40 +241,32 @@ class BoundedFrontier:
         if left > 0:
             self.spilled_hosts[host] = left
 
-    async def _read_pass(
-        self,
-        connection: AsyncConnection,
-        stored: set[int],
-        per_host: Counter[str],
-        share: int | None,
+    async def _read_by_share(
+        self, connection: AsyncConnection, stored: set[int], share: int
     ) -> tuple[int, bool]:
-        """One scan of the queued URLs in order, until memory is full; (URLs loaded,
-        whether memory is full)."""
-        loaded, after = 0, None
-        while len(self.policy) < self.capacity:
-            batch = await storage.best_queued(
-                connection,
-                by_score=self.policy.refill_order == "score",
-                limit=REFILL_BATCH,
-                after=after,
-                owner=self.owner,
-            )
-            for queued in batch:
-                # new URLs may have filled memory while the database was read
-                if len(self.policy) >= self.capacity:
+        """Each host's best `share` queued URLs (those held among them), then the best of
+        the rest, until memory is full; (URLs loaded, whether memory is full)."""
+        loaded = 0
+        ranked = storage.queued_by_share(
+            connection,
+            by_score=self.policy.refill_order == "score",
+            share=share,
+            batch_size=REFILL_BATCH,
+            owner=self.owner,
+        )
+        async with contextlib.aclosing(ranked) as batches:
+            async for batch in batches:
+                for queued in batch:
+                    # new URLs may have filled memory while the database was read
+                    if len(self.policy) >= self.capacity:
+                        return loaded, True
+                    if self._held(queued.id, stored) or not self._mine(queued.host):
+                        continue
+                    self._load(_candidate(queued))
+                    loaded += 1
+                if len(self.policy) >= self.capacity:  # before reading another batch
                     return loaded, True
-                if (
-                    self._held(queued.id, stored)
-                    or (share is not None and per_host[queued.host] >= share)
-                    or not self._mine(queued.host)
-                ):
-                    continue
-                self._load(_candidate(queued), per_host)
-                loaded += 1
-            if len(batch) < REFILL_BATCH:
-                return loaded, len(self.policy) >= self.capacity
-            after = batch[-1]
-        return loaded, True
+        return loaded, False
 
     async def _read_ranked(
         self, connection: AsyncConnection, stored: set[int], per_host: Counter[str], share: int
@@ -318,7 +308,7 @@ class BoundedFrontier:
         chosen = sorted((entry for heap in best.values() for entry in heap), reverse=True)
         chosen = chosen[:room] + heapq.nlargest(room - min(len(chosen), room), rest)
         for entry in sorted(chosen, reverse=True):
-            self._load(entry[3], per_host)
+            self._load(entry[3])
         return len(chosen), waiting > len(chosen)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-from sqlalchemy import event
 
 import storage
 from crawler.pipeline import frontier_store
@@ -131,16 +130,18 @@ async def test_a_refill_gives_each_host_its_share_of_memory(db_url: str) -> None
         await db.dispose()
 
 
-def count_queue_reads(db) -> list[str]:  # type: ignore[no-untyped-def]
-    """The statements that read queued URLs in the frontier's order, as SQLite gets them."""
-    reads: list[str] = []
+def count_rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The queued URLs the database hands a refill, counted where the frontier asks."""
+    read = [0]
+    queued_by_share = storage.queued_by_share
 
-    def record(connection, cursor, statement, *rest) -> None:  # type: ignore[no-untyped-def]
-        if statement.lstrip().upper().startswith("SELECT") and "ORDER BY" in statement:
-            reads.append(statement)
+    async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        async for batch in queued_by_share(*args, **kwargs):
+            read[0] += len(batch)
+            yield batch
 
-    event.listen(db.sync_engine, "before_cursor_execute", record)
-    return reads
+    monkeypatch.setattr(frontier_store.storage, "queued_by_share", counted)
+    return read
 
 
 async def test_a_refill_reads_no_further_than_memory_fills_when_each_host_has_its_share(
@@ -157,15 +158,50 @@ async def test_a_refill_reads_no_further_than_memory_fills_when_each_host_has_it
                 for i in range(180)
             ]
             await storage.add_urls(connection, rows)
-        reads = count_queue_reads(db)
-        # 100 URLs for 6 hosts: shares of 17 fill memory after the first 100 rows
+        read = count_rows_read(monkeypatch)
+        # 100 URLs for 6 hosts: shares of 17 fill memory with the first 100 in the order
         frontier = BoundedFrontier(BestFirst(), capacity=100)
         assert await frontier.refill(db) == 100
-        assert len(reads) == 10
+        assert read == [100]
         assert frontier.policy.host_sizes() == {f"h{i}": 17 if i < 4 else 16 for i in range(6)}
         assert frontier.spilled == 1  # more wait in the database
         loaded = {c.url for c in iter(lambda: frontier.pop(lambda host: True), None)}
         assert loaded == {f"http://h{i % 6}/{i}" for i in range(100)}
+    finally:
+        await db.dispose()
+
+
+async def test_hosts_with_fewer_urls_than_their_share_cost_no_read_of_the_whole_queue(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(frontier_store, "REFILL_BATCH", 10)
+    db = storage.open_engine(db_url)
+    await storage.create_schema(db)
+    try:
+        # a big host and five small ones, whose URLs are the last in the order
+        sizes = {"big": 300, "s1": 4, "s2": 4, "s3": 2, "s4": 1, "s5": 1}
+        rows = [
+            storage.NewUrl(f"http://{host}/{i}", host, 1, 0.9 if host == "big" else 0.1)
+            for host, size in sizes.items()
+            for i in range(size)
+        ]
+        async with db.begin() as connection:
+            await storage.add_urls(connection, rows)
+        read = count_rows_read(monkeypatch)
+        frontier = BoundedFrontier(BestFirst(), capacity=30)  # shares of 5
+        assert await frontier.refill(db) == 30
+        # each small host all it has, the big one its share and then the rest of memory
+        assert frontier.policy.host_sizes() == {**sizes, "big": 18}
+        assert read == [30]  # the 312 queued URLs are not all read, nor read twice
+        # with half of memory popped, a refill brings the best of the big host back
+        popped = [frontier.pop(lambda host: host == "big") for _ in range(15)]
+        assert all(popped)
+        read[0] = 0
+        assert await frontier.refill(db) == 15
+        assert frontier.policy.host_sizes() == {**sizes, "big": 18}
+        # at most the 30 held (in memory, or dispatched and not stored), the 15 loaded
+        # and the rest of their last batch of 10
+        assert read[0] <= 50
     finally:
         await db.dispose()
 

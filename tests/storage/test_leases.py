@@ -86,7 +86,13 @@ async def test_a_daemon_reads_back_only_the_urls_of_the_hosts_it_holds(
         await storage.claim_hosts(connection, "d1", now=0, until=10, limit=2)
     async with engine.connect() as connection:
         held = set(await storage.held_hosts(connection, "d1"))
-        by_score = await storage.best_queued(connection, by_score=True, limit=100, owner="d1")
+        by_score = [
+            queued
+            async for batch in storage.queued_by_share(
+                connection, by_score=True, share=100, batch_size=100, owner="d1"
+            )
+            for queued in batch
+        ]
         ranked = await storage.queued_with_parents(connection, limit=100, owner="d1")
         counts = await storage.count_queued_by_host(connection, "d1")
         hosts = await storage.count_queued_hosts(connection, "d1")

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
 from storage import HostRecord, NewUrl
@@ -89,6 +89,15 @@ async def test_frontier_is_read_back_in_batches(engine: AsyncEngine) -> None:
     assert len({q.id for b in batches for q in b}) == 25
 
 
+async def read_by_share(
+    connection: AsyncConnection, *, by_score: bool, share: int, batch_size: int
+) -> list[list[storage.QueuedUrl]]:
+    ranked = storage.queued_by_share(
+        connection, by_score=by_score, share=share, batch_size=batch_size
+    )
+    return [batch async for batch in ranked]
+
+
 async def test_the_frontier_is_read_back_by_score_then_shallowest_first(
     engine: AsyncEngine,
 ) -> None:
@@ -98,14 +107,26 @@ async def test_the_frontier_is_read_back_by_score_then_shallowest_first(
         best = [NewUrl("http://a/best", "a", 3, 0.5)]
         await storage.add_urls(connection, deep + shallow + best)
     async with engine.connect() as connection:
-        at_once = await storage.best_queued(connection, by_score=True, limit=100)
-        in_batches: list[storage.QueuedUrl] = []
-        while batch := await storage.best_queued(
-            connection, by_score=True, limit=4, after=in_batches[-1] if in_batches else None
-        ):
-            in_batches += batch
+        [at_once] = await read_by_share(connection, by_score=True, share=100, batch_size=100)
+        in_batches = await read_by_share(connection, by_score=True, share=100, batch_size=4)
+        by_depth = await read_by_share(connection, by_score=False, share=100, batch_size=100)
     assert [q.depth for q in at_once] == [3] + [1] * 5 + [2] * 30
-    assert in_batches == at_once
+    assert [len(batch) for batch in in_batches] == [4] * 9
+    assert [q for batch in in_batches for q in batch] == at_once
+    assert [q.depth for q in by_depth[0]] == [1] * 5 + [2] * 30 + [3]
+
+
+async def test_each_hosts_best_come_first_then_the_rest_in_order(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        urls = [NewUrl(f"http://a/{i}", "a", 1, 0.9 - i / 100) for i in range(5)]
+        urls += [NewUrl(f"http://b/{i}", "b", 1, 0.5 - i / 100) for i in range(3)]
+        await storage.add_urls(connection, urls)
+    async with engine.connect() as connection:
+        [ranked] = await read_by_share(connection, by_score=True, share=2, batch_size=10)
+    assert [q.url.removeprefix("http://") for q in ranked] == [
+        *("a/0", "a/1", "b/0", "b/1"),  # each host's best two, in the order
+        *("a/2", "a/3", "a/4", "b/2"),  # then the rest, in the order
+    ]
 
 
 async def test_hosts_learned_state_and_meta_round_trip(engine: AsyncEngine) -> None:
