@@ -1,6 +1,8 @@
 """What a refill of the frontier costs on a large crawl database (e.g. a soak's, kept
 with `python bench/soak.py --db soak.db`): wall and CPU seconds (the database thread's
-included), rows read and resident memory, for a refill of an empty memory and of a
+included), rows read, how long the event loop was kept from running meanwhile (the
+sum, and the longest, of a millisecond heartbeat's delays: a crawl dispatches nothing
+while the loop is held) and resident memory, for a refill of an empty memory and of a
 half-empty one. Refills only read the database.
 
     python bench/refill_cost.py soak.db [--capacity 50000] [--runs 3]
@@ -31,6 +33,7 @@ from policies import BestFirst
 
 ROWS_READ = [0]
 SKEW = 0.15  # --skewed: the rate at which a host's share falls with its number
+TICK = 0.001  # seconds between the heartbeat's wake-ups
 
 
 def count_rows_read() -> None:
@@ -68,10 +71,36 @@ def resident_mb() -> float:
         return int(statm.read().split()[1]) * 4096 / 2**20
 
 
-async def timed_refill(frontier: BoundedFrontier, db: AsyncEngine) -> tuple[int, float, float]:
+async def heartbeat(stalls: list[float]) -> None:
+    """Wake every millisecond and record how late each wake-up came: how long the
+    refill kept the event loop (and so the crawl's dispatching) from running."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + TICK
+        await asyncio.sleep(TICK)
+        stalls.append(max(loop.time() - due, 0.0))
+
+
+async def timed_refill(
+    frontier: BoundedFrontier, db: AsyncEngine
+) -> tuple[int, float, float, list[float]]:
+    """(URLs loaded, wall seconds, CPU seconds, the event loop's stalls in seconds)."""
+    stalls: list[float] = []
+    beating = asyncio.create_task(heartbeat(stalls))
     wall, cpu, ROWS_READ[0] = time.perf_counter(), time.process_time(), 0
     loaded = await frontier.refill(db)
-    return loaded, time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    beating.cancel()
+    return loaded, wall, cpu, stalls
+
+
+def report(loaded: int, wall: float, cpu: float, stalls: list[float]) -> str:
+    held, longest = sum(stalls), max(stalls, default=0.0)
+    return (
+        f"{loaded} loaded in {wall:.2f} s, {cpu:.2f} CPU s, {ROWS_READ[0]} rows read, "
+        f"event loop held {held:.2f} s (longest {1000 * longest:.0f} ms), "
+        f"resident {resident_mb():.0f} MB"
+    )
 
 
 async def main(path: Path, capacity: int, runs: int) -> None:
@@ -84,18 +113,14 @@ async def main(path: Path, capacity: int, runs: int) -> None:
         for _ in range(runs):
             frontier = BoundedFrontier(BestFirst(), capacity=capacity)
             frontier.spill_count(by_host)
-            loaded, wall, cpu = await timed_refill(frontier, db)
+            loaded, wall, cpu, stalls = await timed_refill(frontier, db)
             results["full"].append(cpu)
-            print(f"empty memory: {loaded} loaded in {wall:.2f} s, {cpu:.2f} CPU s", end="")
-            print(f", {ROWS_READ[0]} rows read", end="")
-            print(f", resident {resident_mb():.0f} MB")
+            print("empty memory:", report(loaded, wall, cpu, stalls))
             for _ in range(capacity // 2 + 1):  # half of it fetched, as in a crawl
                 frontier.pop(lambda host: True)
-            loaded, wall, cpu = await timed_refill(frontier, db)
+            loaded, wall, cpu, stalls = await timed_refill(frontier, db)
             results["half"].append(cpu)
-            print(f"half empty:   {loaded} loaded in {wall:.2f} s, {cpu:.2f} CPU s", end="")
-            print(f", {ROWS_READ[0]} rows read", end="")
-            print(f", resident {resident_mb():.0f} MB")
+            print("half empty:  ", report(loaded, wall, cpu, stalls))
         for name, cpus in results.items():
             print(f"median CPU s, {name}: {statistics.median(cpus):.2f}")
     finally:
