@@ -3,7 +3,8 @@ frontier memory, each refill timed, and the fetches by outcome counted every hal
 second, so that the rate and the share of duplicates just before the refills can be
 set against the rest of the crawl.
 
-    python bench/refill_timeline.py [--pages 100000] [--frontier-memory 10000]
+    python bench/refill_timeline.py [--pages 100000] [--frontier-memory 10000] \
+        [--policy best-first]
 
 It prints each refill (pages fetched when it began, URLs loaded, wall seconds), then,
 over the crawl after the first refill, the median rate of pages stored and the
@@ -86,6 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pages", type=int, default=100_000, help="testbed pages")
     parser.add_argument("--frontier-memory", type=int, default=10_000)
+    parser.add_argument("--policy", default="best-first", help="the frontier's policy")
     args = parser.parse_args()
     registry = CollectorRegistry()
     started = [time.perf_counter()]
@@ -107,6 +109,7 @@ def main() -> None:
             allow_private_networks=True,
             allowed_domains=tuple(hosts),
             frontier_memory=args.frontier_memory,
+            policy=args.policy,
         )
         stop = threading.Event()
         sampler = threading.Thread(target=sample, args=(registry, started, samples, stop))
