@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import json
 import zlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -294,7 +294,7 @@ async def queued_by_share(
     share: int,
     batch_size: int,
     owner: str | None = None,
-) -> AsyncIterator[list[QueuedUrl]]:
+) -> AsyncGenerator[list[QueuedUrl], None]:
     """Queued URLs in the frontier's order (highest score first with `by_score`, else
     shallowest first; ties to the shallower, then by id): first each host's best `share`,
     then the rest. The database ranks every host's URLs at once and hands them over in

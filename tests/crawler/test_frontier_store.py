@@ -144,21 +144,28 @@ def count_rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return read
 
 
-async def test_a_refill_reads_no_further_than_memory_fills_when_each_host_has_its_share(
-    db_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def counted_queue(  # type: ignore[no-untyped-def]
+    db_url: str, rows: list[storage.NewUrl], monkeypatch: pytest.MonkeyPatch
+):
+    """A database of these queued URLs, read back in batches of 10, and the count of
+    the rows the refills read."""
     monkeypatch.setattr(frontier_store, "REFILL_BATCH", 10)
     db = storage.open_engine(db_url)
     await storage.create_schema(db)
+    async with db.begin() as connection:
+        await storage.add_urls(connection, rows)
+    return db, count_rows_read(monkeypatch)
+
+
+async def test_a_refill_reads_no_further_than_memory_fills_when_each_host_has_its_share(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # six hosts taking turns down the order, 30 URLs each
+    rows = [
+        storage.NewUrl(f"http://h{i % 6}/{i}", f"h{i % 6}", 1, 0.9 - i / 1000) for i in range(180)
+    ]
+    db, read = await counted_queue(db_url, rows, monkeypatch)
     try:
-        async with db.begin() as connection:
-            # six hosts taking turns down the order, 30 URLs each
-            rows = [
-                storage.NewUrl(f"http://h{i % 6}/{i}", f"h{i % 6}", 1, 0.9 - i / 1000)
-                for i in range(180)
-            ]
-            await storage.add_urls(connection, rows)
-        read = count_rows_read(monkeypatch)
         # 100 URLs for 6 hosts: shares of 17 fill memory with the first 100 in the order
         frontier = BoundedFrontier(BestFirst(), capacity=100)
         assert await frontier.refill(db) == 100
@@ -174,20 +181,15 @@ async def test_a_refill_reads_no_further_than_memory_fills_when_each_host_has_it
 async def test_hosts_with_fewer_urls_than_their_share_cost_no_read_of_the_whole_queue(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(frontier_store, "REFILL_BATCH", 10)
-    db = storage.open_engine(db_url)
-    await storage.create_schema(db)
+    # a big host and five small ones, whose URLs are the last in the order
+    sizes = {"big": 300, "s1": 4, "s2": 4, "s3": 2, "s4": 1, "s5": 1}
+    rows = [
+        storage.NewUrl(f"http://{host}/{i}", host, 1, 0.9 if host == "big" else 0.1)
+        for host, size in sizes.items()
+        for i in range(size)
+    ]
+    db, read = await counted_queue(db_url, rows, monkeypatch)
     try:
-        # a big host and five small ones, whose URLs are the last in the order
-        sizes = {"big": 300, "s1": 4, "s2": 4, "s3": 2, "s4": 1, "s5": 1}
-        rows = [
-            storage.NewUrl(f"http://{host}/{i}", host, 1, 0.9 if host == "big" else 0.1)
-            for host, size in sizes.items()
-            for i in range(size)
-        ]
-        async with db.begin() as connection:
-            await storage.add_urls(connection, rows)
-        read = count_rows_read(monkeypatch)
         frontier = BoundedFrontier(BestFirst(), capacity=30)  # shares of 5
         assert await frontier.refill(db) == 30
         # each small host all it has, the big one its share and then the rest of memory
