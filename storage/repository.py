@@ -300,22 +300,20 @@ async def queued_by_share(
     then the rest. The database ranks every host's URLs at once and hands them over in
     batches, so a caller that stops early reads no further; with `owner`, only the URLs
     of the hosts it holds."""
-    order = (
-        (UrlRow.score.desc(), UrlRow.depth, UrlRow.id) if by_score else (UrlRow.depth, UrlRow.id)
-    )
-    rank = func.row_number().over(partition_by=UrlRow.host, order_by=order)
+
+    def in_order(urls: Any) -> tuple[Any, ...]:
+        return (urls.score.desc(), urls.depth, urls.id) if by_score else (urls.depth, urls.id)
+
+    rank = func.row_number().over(partition_by=UrlRow.host, order_by=in_order(UrlRow))
     ranked = (
         select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score, rank.label("rank"))
         .where(UrlRow.state == URL_QUEUED, _held_by(owner))
         .subquery()
     )
-    in_order = (
-        (ranked.c.score.desc(), ranked.c.depth, ranked.c.id)
-        if by_score
-        else (ranked.c.depth, ranked.c.id)
-    )
     columns = (ranked.c.id, ranked.c.url, ranked.c.host, ranked.c.depth, ranked.c.score)
-    result = await connection.stream(select(*columns).order_by(ranked.c.rank > share, *in_order))
+    result = await connection.stream(
+        select(*columns).order_by(ranked.c.rank > share, *in_order(ranked.c))
+    )
     try:
         async for rows in result.partitions(batch_size):
             yield [QueuedUrl(*row) for row in rows]

@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 import storage
 from policies import Candidate, PriorityFrontier
 
-REFILL_BATCH = 5_000  # rows read a query
+REFILL_BATCH = 5_000  # rows the database hands over at a time
 STARVED_REFILL_INTERVAL = 30.0  # seconds: a refill reads many rows, so not too often
 STARVED_REFILL_ROOM = 8  # ... and only with an eighth of the capacity free to fill
 
