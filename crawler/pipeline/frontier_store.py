@@ -244,8 +244,9 @@ class BoundedFrontier:
     async def _read_by_share(
         self, connection: AsyncConnection, stored: set[int], share: int
     ) -> tuple[int, bool]:
-        """Each host's best `share` queued URLs (those held among them), then the best of
-        the rest, until memory is full; (URLs loaded, whether memory is full)."""
+        """Each host's best `share` queued URLs, counting those memory already holds,
+        then the best of the rest, until memory is full; (URLs loaded, whether memory is
+        full)."""
         loaded = 0
         ranked = storage.queued_by_share(
             connection,
