@@ -55,15 +55,15 @@ class _NoWords(QLearningFrontier):
 
 
 class _Confident(LinkContextModel):
-    def confidence(self, features):  # type: ignore[no-untyped-def]
-        return np.ones(features.shape[0])
+    def confidence(self, indices, lengths):  # type: ignore[no-untyped-def]
+        return np.ones(len(lengths))
 
     def skill(self) -> float:
         return 1.0 if self.updates_ else 0.0
 
 
 class _Untrained(LinkContextModel):
-    def update(self, features, score, target):  # type: ignore[no-untyped-def]
+    def update(self, row, score, target):  # type: ignore[no-untyped-def]
         pass
 
 

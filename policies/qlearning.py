@@ -34,10 +34,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from policies.frontier import Candidate, LinkContext, PriorityFrontier
-from policies.link_model import LinkContextModel, link_tokens, split_rows, stack_rows
+from policies.link_model import LinkContextModel, Row, link_tokens
 from policies.site_values import SiteValues, section_of
 
 
@@ -173,16 +172,16 @@ class QLearningFrontier(PriorityFrontier):
         # running reward of each host's fetches; not saved: a resumed crawl's first
         # fetches rebuild it, and until then no host is waited for
         self._recent_reward: dict[str, float] = {}
-        self._features: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # queued URL id
+        self._features: dict[int, Row] = {}  # queued URL id
         # the last fetch's new links, not yet pushed: (features, index)
-        self._children: dict[int, tuple[tuple[np.ndarray, np.ndarray], float]] = {}
+        self._children: dict[int, tuple[Row, float]] = {}
         self._rerank_queue: list[str] = []  # hosts left to re-rank in this round
 
     # -- ranking ---------------------------------------------------------------------
 
     def _describe(
         self, links: Sequence[Candidate], parent_relevance: float | None = None
-    ) -> sp.csr_matrix:
+    ) -> list[Row]:
         """Features of links; a link without context (a seed, a URL read back from
         storage) is described by its URL, host, depth and stored parent relevance."""
         tokens = []
@@ -202,10 +201,10 @@ class QLearningFrontier(PriorityFrontier):
             )
         return self.model.features(tokens)
 
-    def _row(self, candidate: Candidate) -> tuple[np.ndarray, np.ndarray]:
+    def _row(self, candidate: Candidate) -> Row:
         row = self._features.get(candidate.url_id)
         if row is None:
-            row = self._features[candidate.url_id] = split_rows(self._describe([candidate]))[0]
+            row = self._features[candidate.url_id] = self._describe([candidate])[0]
         return row
 
     def priority(self, candidate: Candidate) -> float:
@@ -214,8 +213,7 @@ class QLearningFrontier(PriorityFrontier):
         if child is not None:  # described, and valued, with its siblings
             self._features[candidate.url_id] = child[0]
             return child[1] + section
-        features = stack_rows([self._row(candidate)], self.model.n_features)
-        return float(self.model.index(features, np.array([candidate.score]))[0]) + section
+        return float(self.model.index([self._row(candidate)], [candidate.score])[0]) + section
 
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The index of queued candidates, or of candidates not queued (a refill choosing
@@ -227,11 +225,9 @@ class QLearningFrontier(PriorityFrontier):
         if self.model.skill() == 0.0:  # best-first's order, without describing anything
             return scores + sections
         unknown = [c for c in candidates if c.url_id not in self._features]
-        described = dict(
-            zip((c.url_id for c in unknown), split_rows(self._describe(unknown)), strict=True)
-        )
+        described = dict(zip((c.url_id for c in unknown), self._describe(unknown), strict=True))
         rows = [self._features.get(c.url_id) or described[c.url_id] for c in candidates]
-        return self.model.index(stack_rows(rows, self.model.n_features), scores) + sections
+        return self.model.index(rows, scores) + sections
 
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
@@ -259,8 +255,7 @@ class QLearningFrontier(PriorityFrontier):
             self.host_values.tried(candidate.host)
             self.section_values.tried(section_of(candidate.url))
             self.refresh_host(candidate.host)
-            features = stack_rows([self._row(candidate)], self.model.n_features)
-            value = float(self.model.values(features, np.array([candidate.score]))[0])
+            value = float(self.model.values([self._row(candidate)], [candidate.score])[0])
             m = self.subsidy_memory
             self.subsidy = m * self.subsidy + (1 - m) * value
         return candidate
@@ -307,12 +302,12 @@ class QLearningFrontier(PriorityFrontier):
             self._children = {
                 child.url_id: (features, index)
                 for child, features, index in zip(
-                    children, split_rows(described), indices.tolist(), strict=True
+                    children, described, indices.tolist(), strict=True
                 )
             }
         target = reward + self.settings.gamma * revealed
         refits = self.model.refits_
-        self.model.update(stack_rows([row], self.model.n_features), candidate.score, target)
+        self.model.update(row, candidate.score, target)
         if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue
             self._rerank_some()
 

@@ -22,10 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from policies.link_graph import LinkGraph
-from policies.link_model import LinkContextModel, link_tokens, split_rows, stack_rows
+from policies.link_model import LinkContextModel, Row, link_tokens
 from policies.qlearning import DiscovererTable, LearningSettings
 from policies.quality import schedule_performance, upper_bound
 
@@ -174,7 +173,7 @@ class _LinkQ(_Orderer):
     def __init__(self, settings: LearningSettings, graph: LinkGraph) -> None:
         self.settings = settings
         self.model = LinkContextModel(n_features=2**12)
-        self.rows: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(0), np.zeros(0))] * graph.pages
+        self.rows: list[Row] = [(np.zeros(0, dtype=np.int64), np.zeros(0))] * graph.pages
         self.subsidy = 0.0
 
     def start(self, replay: _Replay) -> None:
@@ -195,14 +194,12 @@ class _LinkQ(_Orderer):
             )
             for page in pages.tolist()
         ]
-        for page, row in zip(pages.tolist(), split_rows(self.model.features(tokens)), strict=True):
+        for page, row in zip(pages.tolist(), self.model.features(tokens), strict=True):
             self.rows[page] = row
 
-    def _matrix(self, pages: np.ndarray) -> sp.csr_matrix:
-        return stack_rows([self.rows[page] for page in pages.tolist()], self.model.n_features)
-
     def priorities(self, replay: _Replay, pages: np.ndarray) -> np.ndarray:
-        return self.model.index(self._matrix(pages), replay.graph.relevance[pages])
+        rows = [self.rows[page] for page in pages.tolist()]
+        return self.model.index(rows, replay.graph.relevance[pages])
 
     def learn(
         self, replay: _Replay, page: int, new: np.ndarray, new_priorities: np.ndarray
@@ -211,7 +208,7 @@ class _LinkQ(_Orderer):
         gains = np.maximum(0.0, offset + slope * new_priorities - self.subsidy)
         reward = float(replay.graph.relevance[page])
         target = reward + self.settings.gamma * float(np.sort(gains)[-10:].sum())
-        self.model.update(self._matrix(np.array([page])), reward, target)
+        self.model.update(self.rows[page], reward, target)
 
     def taken(self, replay: _Replay, page: int) -> None:
         offset, slope = self.model.calibration()

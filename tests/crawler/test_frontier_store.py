@@ -254,7 +254,8 @@ def deep_links_pay(policy: QLearningFrontier) -> QLearningFrontier:
     model.counts_[:] = 1e9
     valued = [("d=3", 1.0), ("d=4", 1.0), ("d=5", 1.0), ("p=6", 0.3), ("p=3", 0.05)]
     for token, weight in valued:
-        model.weights_[model.features([[(token, 1.0)]]).indices[0]] = weight
+        [(index, _)] = model.features([[(token, 1.0)]])
+        model.weights_[index] = weight
     return policy
 
 

@@ -11,7 +11,7 @@ import pytest
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
 from policies.frontier import HEADS_SLACK
 from policies.link_graph import LinkGraph
-from policies.link_model import LinkContextModel, link_tokens
+from policies.link_model import LinkContextModel, Row, link_tokens
 from policies.qlearning import (
     DiscovererTable,
     LearningSettings,
@@ -133,13 +133,13 @@ def test_the_link_model_is_best_first_until_it_predicts_better_than_the_score() 
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(50)]
 
-    def features(n: int) -> object:
+    def features(n: int) -> list[Row]:
         return model.features([[(str(rng.choice(words)), 1.0)] for _ in range(n)])
 
     rows, scores = features(20), rng.random(20)
     np.testing.assert_array_equal(model.index(rows, scores), scores)
     for _ in range(300):  # targets the words cannot predict: noise around the score
-        model.update(features(1), 0.5, 0.5 + rng.normal(0, 0.1))
+        model.update(features(1)[0], 0.5, 0.5 + rng.normal(0, 0.1))
     assert model.skill() < 0.1
     np.testing.assert_allclose(model.index(rows, scores), scores, atol=0.05)
 
@@ -342,7 +342,7 @@ def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
     model = frontier.model
     model.updates_, model.warmup, model.errors_[:] = 1, 0.0, (1.0, 0.0)  # fully skilled
     model.counts_[:] = 1e9  # and sure of every feature
-    lead = model.features([[("a=lead", 1.0)]]).indices[0]
+    [(lead, _)] = model.features([[("a=lead", 1.0)]])
     model.weights_[lead] = 1.0
     assert frontier.reprioritize_host("a") == 3
     assert frontier.pop(lambda host: host == "a") is due  # a re-visit stays first
