@@ -23,7 +23,10 @@ confidence c(x) in [0, 1]:
 
 from __future__ import annotations
 
+import bisect
+import functools
 import itertools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,7 +51,16 @@ def words(text: str) -> list[str]:
 
 
 def _bin(value: float, edges: Sequence[float]) -> int:
-    return int(np.searchsorted(edges, value, side="right"))
+    return bisect.bisect_right(edges, value)
+
+
+@functools.lru_cache(maxsize=2_048)
+def _field_tokens(prefix: str, text: str) -> tuple[tuple[str, float], ...]:
+    """One field's tokens. Cached: a page's title and headings are every one of its
+    links', and navigation's anchors and blocks repeat from page to page."""
+    found = set(words(text))
+    weight = 1.0 / math.sqrt(len(found)) if found else 0.0
+    return tuple((f"{prefix}={word}", weight) for word in found)
 
 
 def link_tokens(
@@ -75,9 +87,7 @@ def link_tokens(
         ),
     ]
     for prefix, text in (("a", anchor), ("u", path), ("c", around), ("t", parent_title)):
-        found = set(words(text))
-        weight = 1.0 / np.sqrt(len(found)) if found else 0.0
-        tokens.extend((f"{prefix}={word}", weight) for word in found)
+        tokens.extend(_field_tokens(prefix, text))
     return tokens
 
 
