@@ -207,10 +207,20 @@ class LinkContextModel:
         unconfident (on the testbed, half the harvest of best-first at 500 pages).
         Computed on the rows' arrays: a frontier values one link, or one host's queue,
         at a time, and building a sparse matrix for it costs more than the arithmetic."""
+        return self.index_stacked(*_concatenated(rows), scores)
+
+    def index_stacked(
+        self,
+        indices: np.ndarray,
+        values: np.ndarray,
+        lengths: np.ndarray,
+        scores: Sequence[float] | np.ndarray,
+    ) -> np.ndarray:
+        """`index` of rows given one after another: all their indices, all their values,
+        and each row's length."""
         scores = np.asarray(scores, dtype=np.float64)
         if self.updates_ == 0 or self.skill() == 0.0:
             return scores.copy()
-        indices, values, lengths = _concatenated(rows)
         corrections = _row_sums(values * self.weights_[indices], lengths)
         return scores + self.confidence(indices, lengths) * corrections
 

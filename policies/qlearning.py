@@ -37,6 +37,7 @@ import numpy as np
 
 from policies.frontier import Candidate, LinkContext, PriorityFrontier
 from policies.link_model import LinkContextModel, Row, link_tokens
+from policies.row_store import RowStore
 from policies.site_values import SiteValues, section_of
 
 
@@ -172,7 +173,7 @@ class QLearningFrontier(PriorityFrontier):
         # running reward of each host's fetches; not saved: a resumed crawl's first
         # fetches rebuild it, and until then no host is waited for
         self._recent_reward: dict[str, float] = {}
-        self._features: dict[int, Row] = {}  # queued URL id
+        self._features = RowStore()  # by queued URL id
         # the last fetch's new links, not yet pushed: (features, index)
         self._children: dict[int, tuple[Row, float]] = {}
         self._rerank_queue: list[str] = []  # hosts left to re-rank in this round
@@ -204,14 +205,15 @@ class QLearningFrontier(PriorityFrontier):
     def _row(self, candidate: Candidate) -> Row:
         row = self._features.get(candidate.url_id)
         if row is None:
-            row = self._features[candidate.url_id] = self._describe([candidate])[0]
+            row = self._describe([candidate])[0]
+            self._features.put(candidate.url_id, row)
         return row
 
     def priority(self, candidate: Candidate) -> float:
         section = self.section_values.index(section_of(candidate.url))
         child = self._children.pop(candidate.url_id, None)
         if child is not None:  # described, and valued, with its siblings
-            self._features[candidate.url_id] = child[0]
+            self._features.put(candidate.url_id, child[0])
             return child[1] + section
         return float(self.model.index([self._row(candidate)], [candidate.score])[0]) + section
 
@@ -220,14 +222,30 @@ class QLearningFrontier(PriorityFrontier):
         among stored URLs) without remembering anything of them."""
         if not candidates:
             return np.zeros(0)
-        scores = np.array([c.score for c in candidates])
-        sections = np.array([self.section_values.index(section_of(c.url)) for c in candidates])
+        scores = np.fromiter((c.score for c in candidates), dtype=np.float64, count=len(candidates))
+        sections = self._section_indexes(candidates)
         if self.model.skill() == 0.0:  # best-first's order, without describing anything
             return scores + sections
         unknown = [c for c in candidates if c.url_id not in self._features]
+        if not unknown:  # queued: their rows are held together
+            stacked = self._features.gather([c.url_id for c in candidates])
+            return self.model.index_stacked(*stacked, scores) + sections
         described = dict(zip((c.url_id for c in unknown), self._describe(unknown), strict=True))
         rows = [self._features.get(c.url_id) or described[c.url_id] for c in candidates]
         return self.model.index(rows, scores) + sections
+
+    def _section_indexes(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """Each candidate's section's index, computed once a section."""
+        index = self.section_values.index
+        known: dict[str, float] = {}
+        values = np.empty(len(candidates))
+        for i, candidate in enumerate(candidates):
+            section = section_of(candidate.url)
+            value = known.get(section)
+            if value is None:
+                value = known[section] = index(section)
+            values[i] = value
+        return values
 
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
@@ -289,8 +307,7 @@ class QLearningFrontier(PriorityFrontier):
         before = self._recent_reward.get(candidate.host, reward)
         self._recent_reward[candidate.host] = m * before + (1 - m) * reward
         self.refresh_host(candidate.host)
-        row = self._features.pop(candidate.url_id, None) or self._row(candidate)
-        self._features.pop(candidate.url_id, None)
+        row = self._features.pop(candidate.url_id) or self._describe([candidate])[0]
         revealed = 0.0
         if children:
             described = self._describe(children, parent_relevance=relevance)
