@@ -230,6 +230,10 @@ class PriorityFrontier:
         self._push_head(ranked, host)  # the old head goes stale
         return len(ranked)
 
+    def forget(self, candidate: Candidate) -> None:
+        """`candidate`, popped, will not be fetched (a redirect reached its URL first): a
+        policy lets go of what it kept of it."""
+
     def drop_host(self, host: str) -> list[Candidate]:
         """Take every queued candidate of `host` out (another crawler now serves it);
         them, in no order. Its head entry goes stale."""

@@ -278,6 +278,21 @@ class QLearningFrontier(PriorityFrontier):
             self.subsidy = m * self.subsidy + (1 - m) * value
         return candidate
 
+    def forget(self, candidate: Candidate) -> None:
+        self._features.pop(candidate.url_id)
+
+    def drop_host(self, host: str) -> list[Candidate]:
+        dropped = super().drop_host(host)
+        for candidate in dropped:
+            self._features.pop(candidate.url_id)
+        return dropped
+
+    @property
+    def described(self) -> int:
+        """Links whose features are held: those queued, and those taken and not yet
+        learned from."""
+        return len(self._features)
+
     def _rerank_some(self) -> None:
         """Re-rank whole hosts' queues in turn, up to `rerank_budget` URLs: the model's
         estimates and the sections' values move."""

@@ -110,6 +110,7 @@ class BoundedFrontier:
                 self._dispatched[candidate.url_id] = candidate.host
                 break
             self._dropped.discard(candidate.url_id)
+            self.policy.forget(candidate)
         return candidate
 
     @property

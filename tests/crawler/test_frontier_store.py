@@ -245,6 +245,19 @@ async def test_a_host_left_in_the_database_only_brings_a_refill_sooner(db_url: s
         await db.dispose()
 
 
+def test_a_queued_url_a_redirect_reached_is_skipped_and_its_features_let_go() -> None:
+    policy = QLearningFrontier()
+    frontier = BoundedFrontier(policy, capacity=10)
+    for url_id, score in ((1, 0.9), (2, 0.5)):
+        frontier.push(Candidate(url_id, f"http://a/{url_id}", "a", 1, score))
+    frontier.drop([1])  # stored as a redirect's target meanwhile
+    assert policy.described == 2
+    popped = frontier.pop(lambda host: True)
+    assert popped is not None
+    assert popped.url_id == 2
+    assert policy.described == 1  # and nothing is kept of it
+
+
 def deep_links_pay(policy: QLearningFrontier) -> QLearningFrontier:
     """A Q-learning frontier whose model has learned, and is sure, that links three or
     more deep, and links from relevant parents, are worth more than their scores say:

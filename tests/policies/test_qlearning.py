@@ -352,6 +352,26 @@ def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
     assert frontier.pop(lambda host: True) is None
 
 
+def test_a_links_features_are_held_while_it_is_queued_or_under_way_only() -> None:
+    frontier = QLearningFrontier()
+    for url_id in range(1, 7):
+        frontier.push(candidate(url_id, 0.1 * url_id, host="a" if url_id <= 3 else "b"))
+    assert frontier.described == 6
+    taken = frontier.pop(lambda host: True)
+    assert taken is not None
+    assert frontier.described == 6
+    frontier.on_fetched(taken, 0.5, [candidate(7, 0.05, host="a")])
+    frontier.push(candidate(7, 0.05, host="a"))
+    assert frontier.described == 6  # taken's let go of, its new link's held
+    reached = frontier.pop(lambda host: True)
+    assert reached is not None
+    frontier.forget(reached)  # a redirect reached it first: it is not fetched
+    assert frontier.described == 5
+    dropped = frontier.drop_host("a")  # another crawler serves host a now
+    assert len(dropped) == 4
+    assert frontier.described == 1 == len(frontier)
+
+
 def test_daemons_models_mix_their_weights_by_updates_and_add_their_counts() -> None:
     first, second = QLearningFrontier(), QLearningFrontier()
     teach(first, 40)
