@@ -220,7 +220,8 @@ class PriorityFrontier:
             return 0
         discoveries = [entry for entry in queue if not entry[3].revisit]
         keys = self.priorities([entry[3] for entry in discoveries]).tolist()
-        ranked = [entry for entry in queue if entry[3].revisit]
+        revisits = len(queue) - len(discoveries)  # due now: they keep their first place
+        ranked = [entry for entry in queue if entry[3].revisit] if revisits else []
         ranked += [
             (-priority, depth, sequence, candidate)
             for (_, depth, sequence, candidate), priority in zip(discoveries, keys, strict=True)

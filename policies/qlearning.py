@@ -173,7 +173,10 @@ class QLearningFrontier(PriorityFrontier):
         # running reward of each host's fetches; not saved: a resumed crawl's first
         # fetches rebuild it, and until then no host is waited for
         self._recent_reward: dict[str, float] = {}
-        self._features = RowStore()  # by queued URL id
+        # by queued URL id: its link's features, labelled with its section's number
+        self._features = RowStore()
+        self._section_numbers: dict[str, int] = {}
+        self._sections: list[str] = []  # by number
         # the last fetch's new links, not yet pushed: (features, index)
         self._children: dict[int, tuple[Row, float]] = {}
         self._rerank_queue: list[str] = []  # hosts left to re-rank in this round
@@ -206,14 +209,22 @@ class QLearningFrontier(PriorityFrontier):
         row = self._features.get(candidate.url_id)
         if row is None:
             row = self._describe([candidate])[0]
-            self._features.put(candidate.url_id, row)
+            self._hold(candidate, row)
         return row
+
+    def _hold(self, candidate: Candidate, row: Row) -> None:
+        section = section_of(candidate.url)
+        number = self._section_numbers.get(section)
+        if number is None:
+            number = self._section_numbers[section] = len(self._sections)
+            self._sections.append(section)
+        self._features.put(candidate.url_id, row, label=number)
 
     def priority(self, candidate: Candidate) -> float:
         section = self.section_values.index(section_of(candidate.url))
         child = self._children.pop(candidate.url_id, None)
         if child is not None:  # described, and valued, with its siblings
-            self._features.put(candidate.url_id, child[0])
+            self._hold(candidate, child[0])
             return child[1] + section
         return float(self.model.index([self._row(candidate)], [candidate.score])[0]) + section
 
@@ -223,16 +234,37 @@ class QLearningFrontier(PriorityFrontier):
         if not candidates:
             return np.zeros(0)
         scores = np.fromiter((c.score for c in candidates), dtype=np.float64, count=len(candidates))
+        skilled = self.model.skill() > 0.0
+        held = self._held_priorities([c.url_id for c in candidates], scores, skilled)
+        if held is not None:
+            return held
         sections = self._section_indexes(candidates)
-        if self.model.skill() == 0.0:  # best-first's order, without describing anything
+        if not skilled:  # best-first's order, without describing anything
             return scores + sections
         unknown = [c for c in candidates if c.url_id not in self._features]
-        if not unknown:  # queued: their rows are held together
-            stacked = self._features.gather([c.url_id for c in candidates])
-            return self.model.index_stacked(*stacked, scores) + sections
         described = dict(zip((c.url_id for c in unknown), self._describe(unknown), strict=True))
         rows = [self._features.get(c.url_id) or described[c.url_id] for c in candidates]
         return self.model.index(rows, scores) + sections
+
+    def _held_priorities(
+        self, url_ids: list[int], scores: np.ndarray, skilled: bool
+    ) -> np.ndarray | None:
+        """The index of queued candidates, from the rows and sections held for them;
+        None if some are not held."""
+        try:
+            if not skilled:  # best-first's order
+                return scores + self._section_values(self._features.labels(url_ids))
+            indices, values, lengths, labels = self._features.gather(url_ids)
+        except KeyError:
+            return None
+        index = self.model.index_stacked(indices, values, lengths, scores)
+        return index + self._section_values(labels)
+
+    def _section_values(self, numbers: np.ndarray) -> np.ndarray:
+        """The indexes of sections by their numbers, each section's computed once."""
+        distinct, positions = np.unique(numbers, return_inverse=True)
+        index, sections = self.section_values.index, self._sections
+        return np.array([index(sections[number]) for number in distinct.tolist()])[positions]
 
     def _section_indexes(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """Each candidate's section's index, computed once a section."""

@@ -4,9 +4,9 @@ The Q-learning frontier keeps each queued link's hashed features (a `Row`: indic
 values) to value it again whenever its model moves. Kept as two small arrays a link,
 re-valuing a host's queue joined thousands of them from all over the heap, one by one.
 Here every row lives in one array of indices and one of values, a link's row at its
-(start, length), and the rows of many links come out with one vectorised gather. A row
-taken out leaves a gap; when gaps are most of the arrays, the rows held are copied
-together.
+(start, length), and the rows of many links come out with one vectorised gather, with
+a small integer the frontier keeps beside each (its section's number). A row taken out
+leaves a gap; when gaps are most of the arrays, the rows held are copied together.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class RowStore:
         self._values = np.zeros(capacity)
         self._end = 0  # the arrays' used length, gaps included
         self._held = 0  # the length of the rows held
-        self._slots: dict[int, tuple[int, int]] = {}  # key: (start, length)
+        self._slots: dict[int, tuple[int, int, int]] = {}  # key: (start, length, label)
 
     def __len__(self) -> int:
         return len(self._slots)
@@ -39,7 +39,7 @@ class RowStore:
         """The arrays' length: the room the rows take, gaps included."""
         return len(self._indices)
 
-    def put(self, key: int, row: Row) -> None:
+    def put(self, key: int, row: Row, label: int = 0) -> None:
         self.pop(key)
         indices, values = row
         length = len(indices)
@@ -49,13 +49,13 @@ class RowStore:
         self._values[start : start + length] = values
         self._end += length
         self._held += length
-        self._slots[key] = (start, length)
+        self._slots[key] = (start, length, label)
 
     def get(self, key: int) -> Row | None:
         slot = self._slots.get(key)
         if slot is None:
             return None
-        start, length = slot
+        start, length, _ = slot
         end = start + length
         return self._indices[start:end].copy(), self._values[start:end].copy()
 
@@ -66,14 +66,18 @@ class RowStore:
             del self._slots[key]
         return row
 
-    def gather(self, keys: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The rows of `keys`, every one held, one after another: their indices, their
-        values, and each row's length."""
-        slots = self._slots
-        starts = np.fromiter((slots[key][0] for key in keys), dtype=np.int64, count=len(keys))
-        lengths = np.fromiter((slots[key][1] for key in keys), dtype=np.int64, count=len(keys))
+    def gather(self, keys: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of `keys` one after another: their indices, their values, each
+        row's length, and each one's label. KeyError if one is not held."""
+        slots = np.array([self._slots[key] for key in keys], dtype=np.int64).reshape(-1, 3)
+        starts, lengths, labels = slots.T
         positions = _ranges(starts, lengths)
-        return self._indices[positions], self._values[positions], lengths
+        return self._indices[positions], self._values[positions], lengths, labels
+
+    def labels(self, keys: Sequence[int]) -> np.ndarray:
+        """The labels of `keys`. KeyError if one is not held."""
+        slots = self._slots
+        return np.fromiter((slots[key][2] for key in keys), dtype=np.int64, count=len(keys))
 
     def _make_room(self, length: int) -> None:
         if self._end + length <= len(self._indices):
@@ -86,15 +90,17 @@ class RowStore:
     def _compact(self, capacity: int) -> None:
         """Copy the rows held to the start of arrays of `capacity`, in no gaps."""
         keys = list(self._slots)
-        starts = np.fromiter((start for start, _ in self._slots.values()), dtype=np.int64)
-        lengths = np.fromiter((length for _, length in self._slots.values()), dtype=np.int64)
+        starts, lengths, labels = (
+            np.array(list(self._slots.values()), dtype=np.int64).reshape(-1, 3).T
+        )
         positions = _ranges(starts, lengths)
         indices = np.zeros(capacity, dtype=np.int32)
         values = np.zeros(capacity)
         indices[: len(positions)] = self._indices[positions]
         values[: len(positions)] = self._values[positions]
         new_starts = (np.cumsum(lengths) - lengths).tolist()
-        self._slots = dict(zip(keys, zip(new_starts, lengths.tolist(), strict=True), strict=True))
+        slots = zip(new_starts, lengths.tolist(), labels.tolist(), strict=True)
+        self._slots = dict(zip(keys, slots, strict=True))
         self._indices, self._values = indices, values
         self._end = self._held = len(positions)
 
