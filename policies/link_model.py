@@ -9,11 +9,11 @@ host, and bins of its parent's relevance and its depth. Q is
     Q(x) = a + b * score(x) + w . phi(x)
 
 where score is best-first's estimate. (a, b) calibrate the score to the reward's units
-by recursive least squares with forgetting; w is fitted online (scikit-learn's
-`SGDRegressor.partial_fit`, a batch of links at a time) to what the calibrated score
-leaves unexplained of eq. (10)'s TD targets. The frontier's index is
-score + c(x) w . phi(x), best-first's score moved by the correction shrunk by the
-confidence c(x) in [0, 1]:
+by recursive least squares with forgetting; w is fitted online, by stochastic gradient
+descent on the squared error with an L2 penalty (scikit-learn's `SGDRegressor` step),
+to what the calibrated score leaves unexplained of eq. (10)'s TD targets. The
+frontier's index is score + c(x) w . phi(x), best-first's score moved by the correction
+shrunk by the confidence c(x) in [0, 1]:
 - c is the model's prequential skill over the calibrated score alone (one minus the
   ratio of their running squared errors on targets not yet learned from, floored at
   zero, and shrunk while few links were judged), times the support of the link's
@@ -38,6 +38,7 @@ N_FEATURES = 2**18
 RELEVANCE_EDGES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
 DEPTH_EDGES = (1, 2, 3, 5, 9)
 MAX_WORDS = 30  # words kept of one context field
+MAX_ERROR = 1e12  # a step's error is clipped to this, as scikit-learn's SGD clips it
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _STOP = frozenset(
     ["the", "an", "of", "and", "or", "to", "in", "for", "on", "is", "by", "with", "html", "htm"]
@@ -95,18 +96,7 @@ def link_tokens(
 Row = tuple[np.ndarray, np.ndarray]
 
 
-def stack_rows(rows: Sequence[Row], n_features: int) -> sp.csr_matrix:
-    """Rows of (indices, values) as one sparse matrix."""
-    lengths = np.fromiter((len(indices) for indices, _ in rows), dtype=np.int64, count=len(rows))
-    indptr = np.concatenate([[0], np.cumsum(lengths)])
-    if not rows:
-        return sp.csr_matrix((0, n_features))
-    indices = np.concatenate([indices for indices, _ in rows])
-    values = np.concatenate([values for _, values in rows])
-    return sp.csr_matrix((values, indices, indptr), shape=(len(rows), n_features))
-
-
-def split_rows(features: sp.csr_matrix) -> list[Row]:
+def _split_rows(features: sp.csr_matrix) -> list[Row]:
     """The rows of a sparse matrix as (indices, values)."""
     starts = features.indptr
     return [
@@ -133,22 +123,12 @@ class LinkContextModel:
         self.n_features = n_features
         self.step, self.ridge, self.forgetting = step, ridge, forgetting
         self.support, self.warmup, self.batch = support, warmup, batch
-        self.random_state = random_state
+        self._random = np.random.default_rng(random_state)  # the order of a batch's steps
         # scikit-learn loads when a model is made: a crawl that learns no frontier (or a
         # command that only names the policies) need not hold it
         from sklearn.feature_extraction import FeatureHasher
-        from sklearn.linear_model import SGDRegressor
 
         self.hasher_ = FeatureHasher(n_features=n_features, input_type="pair", alternate_sign=False)
-        self.regressor_ = SGDRegressor(
-            loss="squared_error",
-            penalty="l2",
-            alpha=ridge,
-            learning_rate="constant",
-            eta0=step,
-            fit_intercept=False,
-            random_state=random_state,
-        )
         self.weights_ = np.zeros(n_features)
         self.counts_ = np.zeros(n_features)  # how often each feature was learned from
         # the score's calibration: forgotten sums of 1, s, s^2, y, s y
@@ -166,7 +146,7 @@ class LinkContextModel:
         """The rows of links' tokens (`link_tokens`)."""
         if not tokens:  # FeatureHasher cannot transform an empty list
             return []
-        return split_rows(self.hasher_.transform(tokens).tocsr())
+        return _split_rows(self.hasher_.transform(tokens).tocsr())
 
     # -- values ----------------------------------------------------------------------
 
@@ -252,13 +232,15 @@ class LinkContextModel:
             self.refit()
 
     def refit(self) -> bool:
-        """Learn the pending links at once (a call of `partial_fit` costs time in
-        proportion to the hashed space, whatever its batch); whether there were any."""
+        """Learn the pending links (`sgd_steps`), in a random order as scikit-learn's
+        `partial_fit` shuffles them: a batch's links come from consecutive fetches;
+        whether there were any."""
         if not self._pending:
             return False
-        features = stack_rows([row for row, _ in self._pending], self.n_features)
-        self.regressor_.partial_fit(features, [residual for _, residual in self._pending])
-        self.weights_ = self.regressor_.coef_
+        order = self._random.permutation(len(self._pending)).tolist()
+        rows = [self._pending[i][0] for i in order]
+        targets = [self._pending[i][1] for i in order]
+        sgd_steps(self.weights_, rows, targets, step=self.step, ridge=self.ridge)
         self._pending = []
         self.refits_ += 1
         return True
@@ -318,10 +300,6 @@ class LinkContextModel:
     def _use_weights(self, weights: np.ndarray) -> None:
         self._pending = []
         self.weights_ = weights.copy()
-        if self.updates_:  # SGDRegressor resumes from these weights
-            self.regressor_.partial_fit(sp.csr_matrix((1, self.n_features)), [0.0])
-            self.regressor_.coef_ = weights.copy()
-            self.weights_ = self.regressor_.coef_
 
     def _read_state(self, state: dict[str, object]) -> _SavedModel:
         weights = np.zeros(self.n_features)
@@ -337,6 +315,36 @@ class LinkContextModel:
             raise ValueError("saved link context model has non-finite values")
         updates = int(state["updates"])  # type: ignore[call-overload]
         return _SavedModel(weights, counts, calibration, errors, updates)
+
+
+def sgd_steps(
+    weights: np.ndarray,
+    rows: Sequence[Row],
+    targets: Sequence[float],
+    *,
+    step: float,
+    ridge: float,
+) -> None:
+    """Stochastic gradient descent on the squared error with an L2 penalty at a constant
+    rate, one step a row in order, on `weights` in place: scikit-learn's `SGDRegressor`
+    step (its `partial_fit` without shuffling). Every weight decays by
+    (1 - step * ridge), and the row's own features move by -step * error * value. The
+    decay of all the weights is kept as one scale, applied once (scikit-learn's own
+    device, `wscale`): steps cost the rows' features and one pass over the weights.
+    On a batch of 16 links over 2^18 features these steps take 0.09 ms, `partial_fit`
+    0.39 ms on an idle machine and 7 and 9 ms (two measures) beside a running crawl, in
+    its checks and its passes over the weights."""
+    scale = 1.0
+    decay = max(0.0, 1.0 - step * ridge)
+    for (indices, values), target in zip(rows, targets, strict=True):
+        error = scale * float(values @ weights[indices]) - target
+        error = min(max(error, -MAX_ERROR), MAX_ERROR)
+        scale *= decay
+        if scale < 1e-9:  # applied before the steps' divisions lose precision
+            weights *= scale
+            scale = 1.0
+        weights[indices] -= (step * error / scale) * values
+    weights *= scale
 
 
 def _concatenated(rows: Sequence[Row]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ import pytest
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
 from policies.frontier import HEADS_SLACK
 from policies.link_graph import LinkGraph
-from policies.link_model import LinkContextModel, Row, link_tokens
+from policies.link_model import LinkContextModel, Row, link_tokens, sgd_steps
 from policies.qlearning import (
     DiscovererTable,
     LearningSettings,
@@ -142,6 +142,35 @@ def test_the_link_model_is_best_first_until_it_predicts_better_than_the_score() 
         model.update(features(1)[0], 0.5, 0.5 + rng.normal(0, 0.1))
     assert model.skill() < 0.1
     np.testing.assert_allclose(model.index(rows, scores), scores, atol=0.05)
+
+
+def test_the_link_models_step_is_scikit_learns_sgd_step() -> None:
+    """The same rows in the same order, batch after batch: the weights of scikit-learn's
+    `SGDRegressor.partial_fit` (squared error, L2 penalty, constant rate, unshuffled)."""
+    from sklearn.linear_model import SGDRegressor
+
+    model = LinkContextModel(n_features=2**10)
+    reference = SGDRegressor(
+        penalty="l2",
+        alpha=0.2,
+        learning_rate="constant",
+        eta0=0.3,
+        fit_intercept=False,
+        shuffle=False,
+    )  # a ridge and a step that show: the decay compounds over the batches
+    weights = np.zeros(model.n_features)
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(40)]
+    for _ in range(6):
+        tokens = [
+            [(str(word), float(rng.random())) for word in rng.choice(words, 5, replace=False)]
+            for _ in range(8)
+        ]
+        targets = rng.normal(0.0, 1.0, 8)
+        sgd_steps(weights, model.features(tokens), targets, step=0.3, ridge=0.2)
+        reference.partial_fit(model.hasher_.transform(tokens), targets)
+    assert np.count_nonzero(weights) > 30
+    np.testing.assert_allclose(weights, reference.coef_, rtol=1e-9, atol=1e-12)
 
 
 def candidate(
