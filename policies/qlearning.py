@@ -209,24 +209,25 @@ class QLearningFrontier(PriorityFrontier):
         row = self._features.get(candidate.url_id)
         if row is None:
             row = self._describe([candidate])[0]
-            self._hold(candidate, row)
+            self._hold(candidate.url_id, row, section_of(candidate.url))
         return row
 
-    def _hold(self, candidate: Candidate, row: Row) -> None:
-        section = section_of(candidate.url)
+    def _hold(self, url_id: int, row: Row, section: str) -> None:
         number = self._section_numbers.get(section)
         if number is None:
             number = self._section_numbers[section] = len(self._sections)
             self._sections.append(section)
-        self._features.put(candidate.url_id, row, label=number)
+        self._features.put(url_id, row, label=number)
 
     def priority(self, candidate: Candidate) -> float:
-        section = self.section_values.index(section_of(candidate.url))
+        section = section_of(candidate.url)
+        section_index = self.section_values.index(section)
         child = self._children.pop(candidate.url_id, None)
         if child is not None:  # described, and valued, with its siblings
-            self._hold(candidate, child[0])
-            return child[1] + section
-        return float(self.model.index([self._row(candidate)], [candidate.score])[0]) + section
+            self._hold(candidate.url_id, child[0], section)
+            return child[1] + section_index
+        index = self.model.index([self._row(candidate)], [candidate.score])[0]
+        return float(index) + section_index
 
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The index of queued candidates, or of candidates not queued (a refill choosing
@@ -253,14 +254,14 @@ class QLearningFrontier(PriorityFrontier):
         None if some are not held."""
         try:
             if not skilled:  # best-first's order
-                return scores + self._section_values(self._features.labels(url_ids))
+                return scores + self._section_indexes_by_number(self._features.labels(url_ids))
             indices, values, lengths, labels = self._features.gather(url_ids)
         except KeyError:
             return None
         index = self.model.index_stacked(indices, values, lengths, scores)
-        return index + self._section_values(labels)
+        return index + self._section_indexes_by_number(labels)
 
-    def _section_values(self, numbers: np.ndarray) -> np.ndarray:
+    def _section_indexes_by_number(self, numbers: np.ndarray) -> np.ndarray:
         """The indexes of sections by their numbers, each section's computed once."""
         distinct, positions = np.unique(numbers, return_inverse=True)
         index, sections = self.section_values.index, self._sections
