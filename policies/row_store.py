@@ -2,7 +2,8 @@
 
 The Q-learning frontier keeps each queued link's hashed features (a `Row`: indices and
 values) to value it again whenever its model moves. Kept as two small arrays a link,
-re-valuing a host's queue joined thousands of them from all over the heap, one by one.
+re-valuing a host's queue would join thousands of them from all over the heap, one by
+one.
 Here every row lives in one array of indices and one of values, a link's row at its
 (start, length), and the rows of many links come out with one vectorised gather, with
 a small integer the frontier keeps beside each (its section's number). A row taken out
