@@ -104,6 +104,12 @@ class PriorityFrontier:
         if queue[0] is entry:
             self._push_head(queue, candidate.host)
 
+    def push_many(self, candidates: Sequence[Candidate]) -> None:
+        """Push these, in this order, as `push` would one by one (a policy may prepare
+        them at once)."""
+        for candidate in candidates:
+            self.push(candidate)
+
     def pop(
         self,
         is_ready: Callable[[str], bool],

@@ -219,6 +219,21 @@ class QLearningFrontier(PriorityFrontier):
             self._sections.append(section)
         self._features.put(url_id, row, label=number)
 
+    def push_many(self, candidates: Sequence[Candidate]) -> None:
+        """Links without features yet (a refill's) described together first: one by one,
+        each pays the feature hasher's overhead (10,000 links read back: 0.5 s of CPU
+        against 0.25)."""
+        fresh = [
+            candidate
+            for candidate in candidates
+            if not candidate.revisit
+            and candidate.url_id not in self._features
+            and candidate.url_id not in self._children
+        ]
+        for candidate, row in zip(fresh, self._describe(fresh), strict=True):
+            self._hold(candidate.url_id, row, section_of(candidate.url))
+        super().push_many(candidates)
+
     def priority(self, candidate: Candidate) -> float:
         section = section_of(candidate.url)
         section_index = self.section_values.index(section)

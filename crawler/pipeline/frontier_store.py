@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -232,10 +233,12 @@ class BoundedFrontier:
         """Whether `host`'s URLs belong here (a lease given up while a refill reads)."""
         return self.owns is None or self.owns(host)
 
-    def _load(self, candidate: Candidate) -> None:
-        self._take_back(candidate.host)
-        self._in_memory.add(candidate.url_id)
-        self.policy.push(candidate)
+    def _load(self, candidates: Sequence[Candidate]) -> None:
+        """Hold these URLs read back, in this order."""
+        for candidate in candidates:
+            self._take_back(candidate.host)
+            self._in_memory.add(candidate.url_id)
+        self.policy.push_many(candidates)
 
     def _take_back(self, host: str) -> None:
         left = self.spilled_hosts.pop(host, 0) - 1
@@ -258,14 +261,16 @@ class BoundedFrontier:
         )
         async with contextlib.aclosing(ranked) as batches:
             async for batch in batches:
-                for queued in batch:
-                    # new URLs may have filled memory while the database was read
-                    if len(self.policy) >= self.capacity:
-                        return loaded, True
-                    if self._held(queued.id, stored) or not self._mine(queued.host):
-                        continue
-                    self._load(_candidate(queued))
-                    loaded += 1
+                # new URLs may have filled memory while the database was read
+                room = self.capacity - len(self.policy)
+                fresh = (
+                    _candidate(queued)
+                    for queued in batch
+                    if not self._held(queued.id, stored) and self._mine(queued.host)
+                )
+                chosen = list(itertools.islice(fresh, max(room, 0)))
+                self._load(chosen)
+                loaded += len(chosen)
                 if len(self.policy) >= self.capacity:  # before reading another batch
                     return loaded, True
         return loaded, False
@@ -309,8 +314,7 @@ class BoundedFrontier:
         room = max(self.capacity - len(self.policy), 0)
         chosen = sorted((entry for heap in best.values() for entry in heap), reverse=True)
         chosen = chosen[:room] + heapq.nlargest(room - min(len(chosen), room), rest)
-        for entry in sorted(chosen, reverse=True):
-            self._load(entry[3])
+        self._load([entry[3] for entry in sorted(chosen, reverse=True)])
         return len(chosen), waiting > len(chosen)
 
 

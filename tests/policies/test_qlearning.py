@@ -401,6 +401,44 @@ def test_a_links_features_are_held_while_it_is_queued_or_under_way_only() -> Non
     assert frontier.described == 1 == len(frontier)
 
 
+def test_links_pushed_together_rank_and_are_held_as_pushed_one_by_one() -> None:
+    trained = QLearningFrontier()
+    assert teach(trained, 40) is not None
+    together, one_by_one = QLearningFrontier(), QLearningFrontier()
+    for frontier in (together, one_by_one):
+        frontier.set_state(trained.get_state())
+        assert frontier.model.skill() > 0  # the links' features move their ranks
+    # as a refill reads them back: no context, their parents' relevance and depth
+    read_back = [
+        Candidate(
+            url_id,
+            f"http://{host}/{section}/{url_id}",
+            host,
+            1 + url_id % 3,
+            0.01 * (url_id % 7),
+            parent_relevance=0.1 * (url_id % 4),
+        )
+        for url_id in range(100, 160)
+        for host, section in [("abc"[url_id % 3], "chapters" if url_id % 2 else "see")]
+    ]
+    read_back.append(Candidate(1, "http://a/source", "a", 0, 0.0, revisit=True))
+    together.push_many(read_back)
+    for link in read_back:
+        one_by_one.push(link)
+    assert together.described == one_by_one.described == len(read_back) - 1
+    for link in read_back[:-1]:
+        np.testing.assert_array_equal(
+            together._features.get(link.url_id), one_by_one._features.get(link.url_id)
+        )
+    orders = [
+        [taken.url_id for taken in iter(lambda f=f: f.pop(lambda host: True), None)]
+        for f in (together, one_by_one)
+    ]
+    assert orders[0] == orders[1]
+    assert orders[0][0] == 1  # the re-visit first
+    assert len(orders[0]) == len(read_back)
+
+
 def test_daemons_models_mix_their_weights_by_updates_and_add_their_counts() -> None:
     first, second = QLearningFrontier(), QLearningFrontier()
     teach(first, 40)
