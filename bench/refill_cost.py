@@ -5,7 +5,10 @@ sum, and the longest, of a millisecond heartbeat's delays: a crawl dispatches no
 while the loop is held) and resident memory, for a refill of an empty memory and of a
 half-empty one. Refills only read the database.
 
-    python bench/refill_cost.py soak.db [--capacity 50000] [--runs 3]
+    python bench/refill_cost.py soak.db [--capacity 50000] [--runs 3] [--policy best-first]
+
+With `--policy qlearning` (untrained) every queued URL is read with what its parent's
+fetch showed and the policy values it, as a Q-learning crawl's refills do.
 
 Without a crawl's database, `--queue N --hosts H` first writes one of N queued URLs
 with random scores, spread evenly over H hosts, or with `--skewed` host k's share
@@ -29,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.pipeline import frontier_store
 from crawler.pipeline.frontier_store import BoundedFrontier
-from policies import BestFirst
+from policies import make_frontier_policy
 
 ROWS_READ = [0]
 SKEW = 0.15  # --skewed: the rate at which a host's share falls with its number
@@ -37,15 +40,21 @@ TICK = 0.001  # seconds between the heartbeat's wake-ups
 
 
 def count_rows_read() -> None:
-    """Count the rows the refills read, at the storage function they call."""
-    read = frontier_store.storage.queued_by_share
+    """Count the rows the refills read, at the storage functions they call."""
+    by_share, with_parents = storage.queued_by_share, storage.queued_with_parents
 
-    async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        async for batch in read(*args, **kwargs):
+    async def counted_by_share(*args, **kwargs):  # type: ignore[no-untyped-def]
+        async for batch in by_share(*args, **kwargs):
             ROWS_READ[0] += len(batch)
             yield batch
 
-    frontier_store.storage.queued_by_share = counted  # type: ignore[attr-defined]
+    async def counted_with_parents(*args, **kwargs):  # type: ignore[no-untyped-def]
+        batch = await with_parents(*args, **kwargs)
+        ROWS_READ[0] += len(batch)
+        return batch
+
+    frontier_store.storage.queued_by_share = counted_by_share  # type: ignore[attr-defined]
+    frontier_store.storage.queued_with_parents = counted_with_parents  # type: ignore[attr-defined]
 
 
 async def write_queue(path: Path, queued: int, hosts: int, skewed: bool) -> None:
@@ -103,7 +112,7 @@ def report(loaded: int, wall: float, cpu: float, stalls: list[float]) -> str:
     )
 
 
-async def main(path: Path, capacity: int, runs: int) -> None:
+async def main(path: Path, capacity: int, runs: int, policy: str) -> None:
     db = storage.open_engine(f"sqlite+aiosqlite:///{path}")
     try:
         async with db.connect() as connection:
@@ -111,7 +120,7 @@ async def main(path: Path, capacity: int, runs: int) -> None:
         print(f"{sum(by_host.values())} URLs queued, {len(by_host)} hosts")
         results: dict[str, list[float]] = {"full": [], "half": []}
         for _ in range(runs):
-            frontier = BoundedFrontier(BestFirst(), capacity=capacity)
+            frontier = BoundedFrontier(make_frontier_policy(policy), capacity=capacity)
             frontier.spill_count(by_host)
             loaded, wall, cpu, stalls = await timed_refill(frontier, db)
             results["full"].append(cpu)
@@ -135,6 +144,7 @@ if __name__ == "__main__":
     parser.add_argument("--queue", type=int, help="first write a database of this many URLs")
     parser.add_argument("--hosts", type=int, default=6, help="with --queue")
     parser.add_argument("--skewed", action="store_true", help="with --queue")
+    parser.add_argument("--policy", default="best-first", help="the frontier's policy")
     args = parser.parse_args()
     if args.queue is not None:
         if args.db.exists():
@@ -145,4 +155,4 @@ if __name__ == "__main__":
     if not args.db.is_file():
         parser.error(f"no database at {args.db}")
     count_rows_read()
-    asyncio.run(main(args.db, args.capacity, args.runs))
+    asyncio.run(main(args.db, args.capacity, args.runs, args.policy))
