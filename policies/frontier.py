@@ -20,6 +20,8 @@ import numpy as np
 
 HEADS_SLACK = 64  # stale head entries tolerated beyond two per host before a rebuild
 
+Entry = tuple[float, int, int]  # a queued candidate's (negated priority, depth, sequence)
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -81,8 +83,12 @@ class PriorityFrontier:
         # a URL is fetched now only if its rank is at least `patience` times the rank of
         # the best URL whose host's turn comes soon; 0: never wait
         self.patience = self.default_patience if patience is None else patience
-        # (negated priority, depth, sequence, candidate) by host
-        self._queues: dict[str, list[tuple[float, int, int, Candidate]]] = {}
+        # (negated priority, depth, sequence) by host, and the candidates by sequence: the
+        # cyclic garbage collector stops tracking an entry of numbers only at its first
+        # look, so a re-ranked queue's new entries are not among what it goes through
+        # again and again (with the candidate in each entry, a fifth of re-ranking's time)
+        self._queues: dict[str, list[Entry]] = {}
+        self._candidates: dict[int, Candidate] = {}
         # (negated priority less the host's bonus, depth, sequence, host) of each host's
         # head; stale entries are skipped lazily when a host's head or bonus has changed
         # since the entry was pushed.
@@ -98,8 +104,10 @@ class PriorityFrontier:
         queue = self._queues.setdefault(candidate.host, [])
         # a re-visit is due now: it goes before its host's discoveries, whatever the order
         key = -math.inf if candidate.revisit else -self.priority(candidate)
-        entry = (key, candidate.depth, next(self._sequence), candidate)
+        sequence = next(self._sequence)
+        entry = (key, candidate.depth, sequence)
         heapq.heappush(queue, entry)
+        self._candidates[sequence] = candidate
         self._size += 1
         if queue[0] is entry:
             self._push_head(queue, candidate.host)
@@ -138,7 +146,7 @@ class PriorityFrontier:
                 skipped.append(head)
                 self.waiting_for = awaited[3]
                 break
-            found = heapq.heappop(queue)[3]
+            found = self._candidates.pop(heapq.heappop(queue)[2])
             self._size -= 1
             if queue:
                 self._push_head(queue, host)
@@ -173,7 +181,7 @@ class PriorityFrontier:
         if queue:
             self._push_head(queue, host)
 
-    def _push_head(self, queue: list[tuple[float, int, int, Candidate]], host: str) -> None:
+    def _push_head(self, queue: list[Entry], host: str) -> None:
         heapq.heappush(self._heads, self._head(queue, host))
         if len(self._heads) > 2 * len(self._queues) + HEADS_SLACK:
             self._rebuild_heads()  # stale entries ranking below every live one never leave
@@ -182,12 +190,10 @@ class PriorityFrontier:
         self._heads = [self._head(queue, host) for host, queue in self._queues.items()]
         heapq.heapify(self._heads)
 
-    def _head(
-        self, queue: list[tuple[float, int, int, Candidate]], host: str
-    ) -> tuple[float, int, int, str]:
+    def _head(self, queue: list[Entry], host: str) -> tuple[float, int, int, str]:
         """A host's entry in the heap of heads: its best URL's key less its bonus; an
         entry that no longer equals this is stale."""
-        key, depth, sequence, _ = queue[0]
+        key, depth, sequence = queue[0]
         return (key - self.host_bonus(host), depth, sequence, host)
 
     def on_fetched(
@@ -203,19 +209,8 @@ class PriorityFrontier:
     def reprioritize(self) -> None:
         """Recompute every queued candidate's priority (a learning policy's changed),
         keeping ties in the order they came."""
-        entries = [entry for queue in self._queues.values() for entry in queue]
-        revisits = [entry for entry in entries if entry[3].revisit]  # due now, keep first
-        discoveries = [entry for entry in entries if not entry[3].revisit]
-        keys = self.priorities([entry[3] for entry in discoveries])
-        self._queues = {}
-        for _, depth, sequence, candidate in revisits:
-            entry = (-math.inf, depth, sequence, candidate)
-            self._queues.setdefault(candidate.host, []).append(entry)
-        for (_, depth, sequence, candidate), priority in zip(discoveries, keys, strict=True):
-            entry = (-float(priority), depth, sequence, candidate)
-            self._queues.setdefault(candidate.host, []).append(entry)
-        for queue in self._queues.values():
-            heapq.heapify(queue)
+        for host in list(self._queues):
+            self.reprioritize_host(host)
         self._rebuild_heads()
 
     def reprioritize_host(self, host: str) -> int:
@@ -224,13 +219,16 @@ class PriorityFrontier:
         queue = self._queues.get(host)
         if not queue:
             return 0
-        discoveries = [entry for entry in queue if not entry[3].revisit]
-        keys = self.priorities([entry[3] for entry in discoveries]).tolist()
-        revisits = len(queue) - len(discoveries)  # due now: they keep their first place
-        ranked = [entry for entry in queue if entry[3].revisit] if revisits else []
+        candidates = [self._candidates[entry[2]] for entry in queue]
+        ranked: list[Entry] = []
+        if any(candidate.revisit for candidate in candidates):  # due now: they stay first
+            ranked = [e for e, c in zip(queue, candidates, strict=True) if c.revisit]
+            kept = [(e, c) for e, c in zip(queue, candidates, strict=True) if not c.revisit]
+            queue, candidates = [e for e, _ in kept], [c for _, c in kept]
+        keys = self.priorities(candidates).tolist()
         ranked += [
-            (-priority, depth, sequence, candidate)
-            for (_, depth, sequence, candidate), priority in zip(discoveries, keys, strict=True)
+            (-priority, depth, sequence)
+            for (_, depth, sequence), priority in zip(queue, keys, strict=True)
         ]
         heapq.heapify(ranked)
         self._queues[host] = ranked
@@ -246,7 +244,7 @@ class PriorityFrontier:
         them, in no order. Its head entry goes stale."""
         queue = self._queues.pop(host, [])
         self._size -= len(queue)
-        return [entry[3] for entry in queue]
+        return [self._candidates.pop(entry[2]) for entry in queue]
 
     def get_state(self) -> bytes | None:
         """What the policy learned, to save; None for a policy that learns nothing."""
