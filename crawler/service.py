@@ -21,7 +21,7 @@ from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
 from crawler.engine.leases import HostLeases, default_daemon_id
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits, RevisitSettings
-from crawler.memory import return_large_blocks
+from crawler.memory import collect_cycles_in_bulk, return_large_blocks
 from crawler.net.admission import Admission
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.fetcher import Fetcher
@@ -52,6 +52,7 @@ async def run_crawl(
 ) -> CrawlSummary:
     config.check_runnable()
     return_large_blocks()  # a big page's body leaves with it (crawler.memory)
+    collect_cycles_in_bulk()  # each 10,000 young objects, not 700 (crawler.memory)
     seeds = parse_seeds(config.seeds)
     guard = NetworkGuard(
         allow_private=config.allow_private_networks, allowed=config.allowed_networks
