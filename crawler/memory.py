@@ -16,9 +16,9 @@ once the oldest have grown by a quarter. A crawl holds hundreds of thousands of 
 (its frontier's queue, its caches) and makes many at a time that live a while (a
 refill's batch of URLs read back, a host's queue re-ranked), so those looks and passes
 come often: a Q-learning refill of 10,000 URLs from 63,268 queued spent a third of its
-CPU in the collector, and a Q-learning crawl of 50,000 testbed pages 8 s. Looking each
-10,000 young objects instead (`YOUNG_OBJECTS`), cycles of garbage are still found, by
-the same rules, a few thousand objects later.
+CPU in the collector, and a Q-learning crawl of 50,000 testbed pages about 8 s. Looking
+each 10,000 young objects instead (`YOUNG_OBJECTS`), cycles of garbage are still found,
+by the same rules, a few thousand objects later.
 """
 
 from __future__ import annotations
