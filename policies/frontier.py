@@ -13,14 +13,15 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
 HEADS_SLACK = 64  # stale head entries tolerated beyond two per host before a rebuild
 
-Entry = tuple[float, int, int]  # a queued candidate's (negated priority, depth, sequence)
+Entry = tuple[float, int, int]  # a queued candidate's (negated own priority, depth, sequence)
+Head = tuple[float, int, int, str]  # a group's or a host's (negated rank, depth, sequence, name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,19 @@ class LinkContext:
     parent_title: str = ""  # the parent's title and headings
 
 
+@dataclass(slots=True)
+class _HostQueue:
+    """One host's queued candidates: a heap of entries a group, and a heap of the
+    groups' heads, of which each group's last pushed is its own (the others are stale
+    and skipped lazily); the host's last pushed entry in the heap of hosts' heads."""
+
+    groups: dict[str, list[Entry]] = field(default_factory=dict)
+    heads: list[Head] = field(default_factory=list)
+    group_heads: dict[str, Head] = field(default_factory=dict)
+    head: Head | None = None
+    size: int = 0
+
+
 class PriorityFrontier:
     """Per-host priority queues under one heap of host heads.
 
@@ -60,6 +74,13 @@ class PriorityFrontier:
     equal links does not starve its siblings one level up. Hosts compete by their best
     URL's priority plus the host's `host_bonus`. Popping skips the hosts that are not
     ready without losing their place.
+
+    A policy may split a host's queue into groups (`group_of`) whose URLs share a bonus
+    that moves (`group_bonus`): a URL's priority is its own (`own_priority`) plus its
+    group's. Each group is a heap of its URLs' own priorities under a heap of the
+    host's group heads, so a group's bonus moves all its URLs at once when the policy
+    calls `refresh_group`, without ranking any of them again. The baselines have one
+    group a host and no bonus.
 
     With a `patience`, a URL ranked below that share of the best URL of a host that is
     busy with its usual turn is not fetched: the slot waits for that host. Politeness
@@ -83,34 +104,64 @@ class PriorityFrontier:
         # a URL is fetched now only if its rank is at least `patience` times the rank of
         # the best URL whose host's turn comes soon; 0: never wait
         self.patience = self.default_patience if patience is None else patience
-        # (negated priority, depth, sequence) by host, and the candidates by sequence: the
+        # entries of numbers by host and group, and the candidates by sequence: the
         # cyclic garbage collector stops tracking an entry of numbers only at its first
         # look, so a re-ranked queue's new entries are not among what it goes through
         # again and again (with the candidate in each, re-ranking took a quarter longer)
-        self._queues: dict[str, list[Entry]] = {}
+        self._queues: dict[str, _HostQueue] = {}
         self._candidates: dict[int, Candidate] = {}
-        # (negated priority less the host's bonus, depth, sequence, host) of each host's
-        # head; stale entries are skipped lazily when a host's head or bonus has changed
-        # since the entry was pushed.
-        self._heads: list[tuple[float, int, int, str]] = []
+        # (negated rank less the host's bonus, depth, sequence, host) of each host's head;
+        # an entry is stale once another is pushed for its host (its head or bonus moved),
+        # and skipped lazily
+        self._heads: list[Head] = []
         self._sequence = itertools.count()
         self._size = 0
         self.waiting_for: str | None = None  # the host the last `pop` chose to wait for
 
     def priority(self, candidate: Candidate) -> float:
+        """The candidate's rank among all queued: its own priority plus its group's
+        bonus (the host's bonus aside)."""
         raise NotImplementedError
 
+    def own_priority(self, candidate: Candidate) -> float:
+        """The candidate's priority without its group's bonus: its key in its group."""
+        return self.priority(candidate)
+
+    def own_priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The own priorities of many queued candidates (a policy may compute them at
+        once)."""
+        return self.priorities(candidates)
+
+    def group_of(self, candidate: Candidate) -> str:
+        """The group of its host's queue a candidate is in: one group a host here."""
+        return ""
+
+    def group_bonus(self, group: str) -> float:
+        """What every URL of `group` gains (none for the baselines). A policy whose bonus
+        of a group changes calls `refresh_group` for it."""
+        return 0.0
+
     def push(self, candidate: Candidate) -> None:
-        queue = self._queues.setdefault(candidate.host, [])
+        host = candidate.host
+        queues = self._queues.get(host)
+        if queues is None:
+            queues = self._queues[host] = _HostQueue()
+        group = self.group_of(candidate)
+        queue = queues.groups.get(group)
+        if queue is None:
+            queue = queues.groups[group] = []
         # a re-visit is due now: it goes before its host's discoveries, whatever the order
-        key = -math.inf if candidate.revisit else -self.priority(candidate)
+        key = -math.inf if candidate.revisit else -self.own_priority(candidate)
         sequence = next(self._sequence)
         entry = (key, candidate.depth, sequence)
         heapq.heappush(queue, entry)
         self._candidates[sequence] = candidate
         self._size += 1
+        queues.size += 1
         if queue[0] is entry:
-            self._push_head(queue, candidate.host)
+            head = self._push_group_head(queues, queue, group)
+            if self._best_group(queues) is head:
+                self._push_head(queues, host)
 
     def push_many(self, candidates: Sequence[Candidate]) -> None:
         """Push these, in this order, as `push` would one by one (a policy may prepare
@@ -127,15 +178,15 @@ class PriorityFrontier:
         `patience`) the best one ready ranks below `patience` times the best one whose
         host is not ready but whose turn comes soon (`turn_comes`), and the frontier
         waits for that host (`waiting_for`)."""
-        skipped: list[tuple[float, int, int, str]] = []
+        skipped: list[Head] = []
         found: Candidate | None = None
-        awaited: tuple[float, int, int, str] | None = None
+        awaited: Head | None = None
         self.waiting_for = None
         while self._heads:
             head = heapq.heappop(self._heads)
             host = head[3]
-            queue = self._queues.get(host)
-            if not queue or self._head(queue, host) != head:
+            queues = self._queues.get(host)
+            if queues is None or queues.head is not head:
                 continue  # stale
             if not is_ready(host):
                 skipped.append(head)
@@ -146,12 +197,7 @@ class PriorityFrontier:
                 skipped.append(head)
                 self.waiting_for = awaited[3]
                 break
-            found = self._candidates.pop(heapq.heappop(queue)[2])
-            self._size -= 1
-            if queue:
-                self._push_head(queue, host)
-            else:
-                del self._queues[host]
+            found = self._take(queues, host)
             break
         for head in skipped:
             heapq.heappush(self._heads, head)
@@ -169,6 +215,23 @@ class PriorityFrontier:
             and rank < self.patience * awaited_rank
         )
 
+    def _take(self, queues: _HostQueue, host: str) -> Candidate:
+        """The best candidate of a host, taken out of its queue."""
+        group = self._best_group(queues)[3]
+        queue = queues.groups[group]
+        found = self._candidates.pop(heapq.heappop(queue)[2])
+        self._size -= 1
+        queues.size -= 1
+        if queue:
+            self._push_group_head(queues, queue, group)
+        else:
+            del queues.groups[group], queues.group_heads[group]
+        if queues.size:
+            self._push_head(queues, host)
+        else:
+            del self._queues[host]
+        return found
+
     def host_bonus(self, host: str) -> float:
         """What every URL of `host` gains when hosts compete (none for the baselines).
         A policy whose bonus of a host changes calls `refresh_host` for it."""
@@ -177,24 +240,61 @@ class PriorityFrontier:
     def refresh_host(self, host: str) -> None:
         """Rank `host` among the hosts by its bonus as it is now; its old head entry
         goes stale."""
-        queue = self._queues.get(host)
-        if queue:
-            self._push_head(queue, host)
+        queues = self._queues.get(host)
+        if queues is not None:
+            self._push_head(queues, host)
 
-    def _push_head(self, queue: list[Entry], host: str) -> None:
-        heapq.heappush(self._heads, self._head(queue, host))
+    def refresh_group(self, host: str, group: str) -> None:
+        """Rank `group` of `host` by its bonus as it is now, and `host` by its own; their
+        old head entries go stale."""
+        queues = self._queues.get(host)
+        if queues is None:
+            return
+        queue = queues.groups.get(group)
+        if queue is not None:
+            self._push_group_head(queues, queue, group)
+        self._push_head(queues, host)
+
+    def refresh_all(self) -> None:
+        """Rank every group and host by its bonus as it is now."""
+        for queues in self._queues.values():
+            self._rebuild_group_heads(queues)
+        self._rebuild_heads()
+
+    def _push_head(self, queues: _HostQueue, host: str) -> None:
+        """Push the host's head as it is now: its best group's head less its bonus."""
+        key, depth, sequence, _ = self._best_group(queues)
+        queues.head = head = (key - self.host_bonus(host), depth, sequence, host)
+        heapq.heappush(self._heads, head)
         if len(self._heads) > 2 * len(self._queues) + HEADS_SLACK:
             self._rebuild_heads()  # stale entries ranking below every live one never leave
 
-    def _rebuild_heads(self) -> None:
-        self._heads = [self._head(queue, host) for host, queue in self._queues.items()]
-        heapq.heapify(self._heads)
-
-    def _head(self, queue: list[Entry], host: str) -> tuple[float, int, int, str]:
-        """A host's entry in the heap of heads: its best URL's key less its bonus; an
-        entry that no longer equals this is stale."""
+    def _push_group_head(self, queues: _HostQueue, queue: list[Entry], group: str) -> Head:
+        """Push a group's head as it is now: its best URL's key less its bonus."""
         key, depth, sequence = queue[0]
-        return (key - self.host_bonus(host), depth, sequence, host)
+        queues.group_heads[group] = head = (key - self.group_bonus(group), depth, sequence, group)
+        heapq.heappush(queues.heads, head)
+        if len(queues.heads) > 2 * len(queues.groups) + HEADS_SLACK:
+            queues.heads = list(queues.group_heads.values())
+            heapq.heapify(queues.heads)
+        return head
+
+    def _rebuild_heads(self) -> None:
+        self._heads = []
+        for host, queues in self._queues.items():
+            self._push_head(queues, host)
+
+    def _rebuild_group_heads(self, queues: _HostQueue) -> None:
+        queues.heads, queues.group_heads = [], {}
+        for group, queue in queues.groups.items():
+            self._push_group_head(queues, queue, group)
+
+    def _best_group(self, queues: _HostQueue) -> Head:
+        """The head of a host's best group, the stale heads above it dropped."""
+        heads, live = queues.heads, queues.group_heads
+        while live.get((top := heads[0])[3]) is not top:
+            heapq.heappop(heads)
+        return top
 
     def on_fetched(
         self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
@@ -214,26 +314,37 @@ class PriorityFrontier:
         self._rebuild_heads()
 
     def reprioritize_host(self, host: str) -> int:
-        """Recompute the priorities of one host's queued candidates; how many there were.
-        Re-ranking host by host spreads a large queue's cost over many calls."""
-        queue = self._queues.get(host)
-        if not queue:
+        """Recompute the own priorities of one host's queued candidates; how many there
+        were. Re-ranking host by host spreads a large queue's cost over many calls."""
+        queues = self._queues.get(host)
+        if queues is None:
             return 0
-        candidates = [self._candidates[entry[2]] for entry in queue]
-        ranked: list[Entry] = []
+        groups = list(queues.groups.values())
+        entries = [entry for queue in groups for entry in queue]
+        candidates = [self._candidates[entry[2]] for entry in entries]
         if any(candidate.revisit for candidate in candidates):  # due now: they stay first
-            ranked = [e for e, c in zip(queue, candidates, strict=True) if c.revisit]
-            kept = [(e, c) for e, c in zip(queue, candidates, strict=True) if not c.revisit]
-            queue, candidates = [e for e, _ in kept], [c for _, c in kept]
-        keys = self.priorities(candidates).tolist()
-        ranked += [
-            (-priority, depth, sequence)
-            for (_, depth, sequence), priority in zip(queue, keys, strict=True)
-        ]
-        heapq.heapify(ranked)
-        self._queues[host] = ranked
-        self._push_head(ranked, host)  # the old head goes stale
-        return len(ranked)
+            fresh = [candidate for candidate in candidates if not candidate.revisit]
+            keys = iter(self.own_priorities(fresh).tolist())
+            ranked = [
+                entry if candidate.revisit else (-next(keys), entry[1], entry[2])
+                for entry, candidate in zip(entries, candidates, strict=True)
+            ]
+        else:
+            ranked = [
+                (-priority, depth, sequence)
+                for (_, depth, sequence), priority in zip(
+                    entries, self.own_priorities(candidates).tolist(), strict=True
+                )
+            ]
+        start = 0
+        for queue in groups:
+            end = start + len(queue)
+            queue[:] = ranked[start:end]
+            heapq.heapify(queue)
+            start = end
+        self._rebuild_group_heads(queues)
+        self._push_head(queues, host)  # the old head goes stale
+        return len(entries)
 
     def forget(self, candidate: Candidate) -> None:
         """`candidate`, popped, will not be fetched (a redirect reached its URL first): a
@@ -242,9 +353,13 @@ class PriorityFrontier:
     def drop_host(self, host: str) -> list[Candidate]:
         """Take every queued candidate of `host` out (another crawler now serves it);
         them, in no order. Its head entry goes stale."""
-        queue = self._queues.pop(host, [])
-        self._size -= len(queue)
-        return [self._candidates.pop(entry[2]) for entry in queue]
+        queues = self._queues.pop(host, None)
+        if queues is None:
+            return []
+        self._size -= queues.size
+        return [
+            self._candidates.pop(entry[2]) for queue in queues.groups.values() for entry in queue
+        ]
 
     def get_state(self) -> bytes | None:
         """What the policy learned, to save; None for a policy that learns nothing."""
@@ -263,7 +378,7 @@ class PriorityFrontier:
 
     def host_sizes(self) -> dict[str, int]:
         """Queued candidates by host."""
-        return {host: len(queue) for host, queue in self._queues.items()}
+        return {host: queues.size for host, queues in self._queues.items()}
 
     def __len__(self) -> int:
         return self._size

@@ -97,17 +97,60 @@ def test_hosts_lists_only_hosts_with_queued_urls() -> None:
     assert set(frontier.hosts()) == {"b"}
 
 
+class GroupedBestFirst(BestFirst):
+    """Best-first with each URL's group, the first segment of its path, worth a bonus
+    set by hand; it counts the own priorities it computes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bonus: dict[str, float] = {}
+        self.ranked = 0
+
+    def own_priority(self, candidate: Candidate) -> float:
+        self.ranked += 1
+        return candidate.score
+
+    def group_of(self, candidate: Candidate) -> str:
+        return candidate.url.split("/")[3]
+
+    def group_bonus(self, group: str) -> float:
+        return self.bonus.get(group, 0.0)
+
+
+def test_a_groups_bonus_moves_its_urls_at_once_without_ranking_them_again() -> None:
+    frontier = GroupedBestFirst()
+    for url_id, host, group, score in (
+        (1, "a", "api", 0.5),
+        (2, "a", "api", 0.45),
+        (3, "a", "dev", 0.4),
+        (4, "a", "dev", 0.1),
+        (5, "b", "x", 0.42),
+    ):
+        frontier.push(Candidate(url_id, f"http://{host}/{group}/{url_id}", host, 0, score))
+    assert frontier.pop(always).url_id == 1
+    frontier.bonus["dev"], frontier.bonus["api"] = 0.1, -0.2
+    frontier.refresh_group("a", "dev")
+    frontier.refresh_group("a", "api")
+    # dev's 0.4 + 0.1, b's 0.42, api's 0.45 - 0.2, dev's 0.1 + 0.1
+    assert drain(frontier) == [3, 5, 2, 4]
+    assert frontier.ranked == 5  # each URL ranked once, when pushed
+
+
 def pop_the_best(
     frontier: PriorityFrontier,
     ready: Callable[[str], bool],
-    priority: dict[int, float],
+    own: dict[int, float],
     queued: dict[int, Candidate],
 ) -> Candidate | None:
     """Pop, and check that the candidate popped is the best of the ready ones by its
-    priority and its host's bonus, judged as the pop happens (a bonus moves as a host is
-    tried)."""
-    bonus = {item.host: frontier.host_bonus(item.host) for item in queued.values()}
-    value = {url_id: priority[url_id] + bonus[item.host] for url_id, item in queued.items()}
+    own priority, its group's bonus and its host's, judged as the pop happens (a bonus
+    moves as a host or a group is tried)."""
+    value = {
+        url_id: own[url_id]
+        + frontier.group_bonus(frontier.group_of(item))
+        + frontier.host_bonus(item.host)
+        for url_id, item in queued.items()
+    }
     best = max((value[i] for i, item in queued.items() if ready(item.host)), default=None)
     item = frontier.pop(ready)
     if best is None:
@@ -137,14 +180,14 @@ def test_every_policy_pops_each_candidate_once_in_priority_order(
         pushed = [candidate(i, host, depth, score) for i, (host, score, depth) in enumerate(items)]
         for item in pushed:
             frontier.push(item)
-        priority = {item.url_id: frontier.priority(item) for item in pushed}
+        own = {item.url_id: frontier.own_priority(item) for item in pushed}
         queued = {item.url_id: item for item in pushed}
         ready_first = []
-        while (item := pop_the_best(frontier, open_host, priority, queued)) is not None:
+        while (item := pop_the_best(frontier, open_host, own, queued)) is not None:
             ready_first.append(item)
         assert all(item.host not in blocked for item in ready_first)
         rest = []
-        while (item := pop_the_best(frontier, always, priority, queued)) is not None:
+        while (item := pop_the_best(frontier, always, own, queued)) is not None:
             rest.append(item)
         popped = ready_first + rest
         assert sorted(c.url_id for c in popped) == list(range(len(items)))
