@@ -106,6 +106,15 @@ class _Surprised(QLearningFrontier):
             sections.learn(candidate.score, relevance)
 
 
+class _EveryValueMoves(QLearningFrontier):
+    """For sections' values that all move with each fetch (`_RampedSections`,
+    `_WeighedSections`): every section and host ranked by its value as it is after it."""
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        super().on_fetched(candidate, relevance, children)
+        self.refresh_all()
+
+
 class _RampedSections(SiteValues):
     """A section's mean reward weighed in as the crawl's fetches grow, n / (n + ramp)
     of its weight after n fetches in all; its optimism as it is."""
@@ -171,7 +180,7 @@ class _WeighedSections(SiteValues):
             self.weight = float(np.clip(c / b, 0.0, 3.0)) if b > 1e-3 else 3.0 * (c > 0)
 
 
-class _Weighed(QLearningFrontier):
+class _Weighed(_EveryValueMoves):
     def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
         sections = self.section_values
         assert isinstance(sections, _WeighedSections)
@@ -193,7 +202,7 @@ VARIANTS = {
     "sections-prior-20": lambda **kw: QLearningFrontier(
         section_values=SiteValues(prior=20.0), **kw
     ),
-    "sections-ramped": lambda **kw: QLearningFrontier(section_values=_RampedSections(100.0), **kw),
+    "sections-ramped": lambda **kw: _EveryValueMoves(section_values=_RampedSections(100.0), **kw),
     "sections-recent": lambda **kw: QLearningFrontier(section_values=_RecentSections(0.9), **kw),
     "sections-weighed": lambda **kw: _Weighed(section_values=_WeighedSections(), **kw),
     "unsectioned": lambda **kw: QLearningFrontier(

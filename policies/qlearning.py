@@ -119,9 +119,9 @@ class QLearningFrontier(PriorityFrontier):
     (the first segment of its path): the mean reward of the section's pages and an
     optimism for the sections barely tried (`SiteValues`), so that no part of a site is
     left untried because its first links promise nothing. Hosts compete with that and
-    an optimism for the hosts barely tried, so that no host is left untried either. A
-    URL's section value is the one when it was last ranked: its host is re-ranked in
-    turn after each batch the model learns.
+    an optimism for the hosts barely tried, so that no host is left untried either. The
+    sections are the groups of a host's queue (`PriorityFrontier.group_of`): a
+    section's value, moved by each try and fetch there, moves all its URLs at once.
     It is patient (`patience` 0.5): a URL is left waiting while a busy host holds one
     ranked more than twice as high. This is Whittle's relaxation, which the paper's index
     policy comes from: m projects active on average rather than exactly m at each step,
@@ -134,11 +134,13 @@ class QLearningFrontier(PriorityFrontier):
     than `patient_after` times. On the real web, waiting for a host whose links named
     the topic (Octave's, on matrices) kept SciPy's, whose first links name nothing,
     untried for hundreds of pages on "sparse matrix".
-    The model learns a batch of fetches at a time; after each batch the queue is
-    re-ranked a few hosts at a time, about `rerank_budget` URLs, so the cost per fetch
-    is flat whatever the frontier's size and a large queue is re-ranked over a few
-    batches. A frontier spilled to
-    storage comes back by this index too (`refill_order`).
+    The model learns a batch of fetches at a time; after each batch in which it
+    corrects the links' own indexes (its skill above zero), the queue is re-ranked a
+    few hosts at a time, about `rerank_budget` URLs, so the cost per fetch is flat
+    whatever the frontier's size and a large queue is re-ranked over a few batches;
+    once it stops correcting them, the hosts holding corrected indexes are re-ranked
+    once more. A frontier spilled to storage comes back by this index too
+    (`refill_order`).
     """
 
     name = "qlearning"
@@ -177,9 +179,14 @@ class QLearningFrontier(PriorityFrontier):
         self._features = RowStore()
         self._section_numbers: dict[str, int] = {}
         self._sections: list[str] = []  # by number
-        # the last fetch's new links, not yet pushed: (features, index)
+        # the last fetch's new links, not yet pushed: (features, index), and whether the
+        # model corrected their indexes
         self._children: dict[int, tuple[Row, float]] = {}
+        self._children_corrected = False
         self._rerank_queue: list[str] = []  # hosts left to re-rank in this round
+        # hosts whose queue holds indexes the model corrected, to rank again when it stops
+        # (a dict: re-ranked in the order they came, whatever the strings' hashes)
+        self._corrected_hosts: dict[str, None] = {}
 
     # -- ranking ---------------------------------------------------------------------
 
@@ -234,47 +241,74 @@ class QLearningFrontier(PriorityFrontier):
             self._hold(candidate.url_id, row, section_of(candidate.url))
         super().push_many(candidates)
 
-    def priority(self, candidate: Candidate) -> float:
-        section = section_of(candidate.url)
-        section_index = self.section_values.index(section)
+    def group_of(self, candidate: Candidate) -> str:
+        return section_of(candidate.url)
+
+    def group_bonus(self, group: str) -> float:
+        return self.section_values.index(group)
+
+    def own_priority(self, candidate: Candidate) -> float:
+        """A link's own index: best-first's score, moved by the model's confident
+        correction."""
         child = self._children.pop(candidate.url_id, None)
         if child is not None:  # described, and valued, with its siblings
-            self._hold(candidate.url_id, child[0], section)
-            return child[1] + section_index
-        index = self.model.index([self._row(candidate)], [candidate.score])[0]
-        return float(index) + section_index
+            self._hold(candidate.url_id, child[0], section_of(candidate.url))
+            if self._children_corrected:
+                self._corrected_hosts[candidate.host] = None
+            return child[1]
+        if self.model.skill() > 0.0:
+            self._corrected_hosts[candidate.host] = None
+        return float(self.model.index([self._row(candidate)], [candidate.score])[0])
+
+    def priority(self, candidate: Candidate) -> float:
+        return self.own_priority(candidate) + self.section_values.index(section_of(candidate.url))
 
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The index of queued candidates, or of candidates not queued (a refill choosing
-        among stored URLs) without remembering anything of them."""
+        among stored URLs) without remembering anything of them: each link's own and
+        its section's."""
         if not candidates:
             return np.zeros(0)
-        scores = np.fromiter((c.score for c in candidates), dtype=np.float64, count=len(candidates))
+        scores = _scores(candidates)
         skilled = self.model.skill() > 0.0
-        held = self._held_priorities([c.url_id for c in candidates], scores, skilled)
+        held = self._held_indexes([c.url_id for c in candidates], scores, skilled)
         if held is not None:
-            return held
-        sections = self._section_indexes(candidates)
+            own, sections = held
+            return own + self._section_indexes_by_number(sections)
+        return self._link_indexes(candidates, scores, skilled) + self._section_indexes(candidates)
+
+    def own_priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The own indexes of queued candidates: their scores while the model corrects
+        nothing."""
+        scores = _scores(candidates)
+        if not candidates or self.model.skill() == 0.0:
+            return scores
+        held = self._held_indexes([c.url_id for c in candidates], scores, skilled=True)
+        return held[0] if held is not None else self._link_indexes(candidates, scores, True)
+
+    def _link_indexes(
+        self, candidates: Sequence[Candidate], scores: np.ndarray, skilled: bool
+    ) -> np.ndarray:
+        """The own indexes of candidates, those not held described first."""
         if not skilled:  # best-first's order, without describing anything
-            return scores + sections
+            return scores
         unknown = [c for c in candidates if c.url_id not in self._features]
         described = dict(zip((c.url_id for c in unknown), self._describe(unknown), strict=True))
         rows = [self._features.get(c.url_id) or described[c.url_id] for c in candidates]
-        return self.model.index(rows, scores) + sections
+        return self.model.index(rows, scores)
 
-    def _held_priorities(
+    def _held_indexes(
         self, url_ids: list[int], scores: np.ndarray, skilled: bool
-    ) -> np.ndarray | None:
-        """The index of queued candidates, from the rows and sections held for them;
-        None if some are not held."""
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The own indexes of queued candidates and their sections' numbers, from the rows
+        held for them; None if some are not held."""
         try:
             if not skilled:  # best-first's order
-                return scores + self._section_indexes_by_number(self._features.labels(url_ids))
+                return scores, self._features.labels(url_ids)
             indices, values, lengths, labels = self._features.gather(url_ids)
         except KeyError:
             return None
-        index = self.model.index_stacked(indices, values, lengths, scores)
-        return index + self._section_indexes_by_number(labels)
+        return self.model.index_stacked(indices, values, lengths, scores), labels
 
     def _section_indexes_by_number(self, numbers: np.ndarray) -> np.ndarray:
         """The indexes of sections by their numbers, each section's computed once."""
@@ -318,9 +352,10 @@ class QLearningFrontier(PriorityFrontier):
     ) -> Candidate | None:
         candidate = super().pop(is_ready, turn_comes)
         if candidate is not None and not candidate.revisit:
+            section = section_of(candidate.url)
             self.host_values.tried(candidate.host)
-            self.section_values.tried(section_of(candidate.url))
-            self.refresh_host(candidate.host)
+            self.section_values.tried(section)
+            self.refresh_group(candidate.host, section)
             value = float(self.model.values([self._row(candidate)], [candidate.score])[0])
             m = self.subsidy_memory
             self.subsidy = m * self.subsidy + (1 - m) * value
@@ -333,7 +368,17 @@ class QLearningFrontier(PriorityFrontier):
         dropped = super().drop_host(host)
         for candidate in dropped:
             self._features.pop(candidate.url_id)
+        self._corrected_hosts.pop(host, None)
         return dropped
+
+    def reprioritize_host(self, host: str) -> int:
+        corrected = self.model.skill() > 0.0
+        ranked = super().reprioritize_host(host)
+        if corrected and ranked:
+            self._corrected_hosts[host] = None
+        else:
+            self._corrected_hosts.pop(host, None)
+        return ranked
 
     @property
     def described(self) -> int:
@@ -342,16 +387,25 @@ class QLearningFrontier(PriorityFrontier):
         return len(self._features)
 
     def _rerank_some(self) -> None:
-        """Re-rank whole hosts' queues in turn, up to `rerank_budget` URLs: the model's
-        estimates and the sections' values move."""
+        """Re-rank whole hosts' queues in turn, up to `rerank_budget` URLs, where the
+        model's estimates move the links' own indexes: every host's while it corrects
+        them, then those holding corrected indexes. Uncorrected, a link's own index is
+        its score, and the sections' values move their links without re-ranking."""
         budget = self.rerank_budget
+        correcting = self.model.skill() > 0.0
+        started_round = False  # a queue smaller than the budget is re-ranked once
         while budget > 0:
             if not self._rerank_queue:
-                self._rerank_queue = sorted(self.hosts(), key=len)
+                if started_round:
+                    return
+                hosts = self.hosts() if correcting else iter(self._corrected_hosts)
+                self._rerank_queue = sorted(hosts, key=len)
+                started_round = True
                 if not self._rerank_queue:
                     return
             host = self._rerank_queue.pop()
-            budget -= self.reprioritize_host(host)
+            if correcting or host in self._corrected_hosts:
+                budget -= self.reprioritize_host(host)
 
     # -- learning --------------------------------------------------------------------
 
@@ -364,14 +418,16 @@ class QLearningFrontier(PriorityFrontier):
             return
         reward = first_fetch_reward(relevance)
         self.host_values.fetched(candidate.host, reward)
-        self.section_values.fetched(section_of(candidate.url), reward)
+        section = section_of(candidate.url)
+        self.section_values.fetched(section, reward)
         m = self.subsidy_memory
         self.reward_rate = m * self.reward_rate + (1 - m) * reward
         before = self._recent_reward.get(candidate.host, reward)
         self._recent_reward[candidate.host] = m * before + (1 - m) * reward
-        self.refresh_host(candidate.host)
+        self.refresh_group(candidate.host, section)
         row = self._features.pop(candidate.url_id) or self._describe([candidate])[0]
         revealed = 0.0
+        self._children_corrected = self.model.skill() > 0.0
         if children:
             described = self._describe(children, parent_relevance=relevance)
             scores = np.array([child.score for child in children])
@@ -410,6 +466,7 @@ class QLearningFrontier(PriorityFrontier):
             self.host_values.set_state(hosts)
             self.section_values.set_state(sections)
         self.subsidy = subsidy
+        self.refresh_all()
 
     def merge(self, states: Sequence[bytes]) -> None:
         """Parameter mixing with other daemons' models (`LinkContextModel.merge`); the
@@ -437,6 +494,10 @@ class QLearningFrontier(PriorityFrontier):
         if not math.isfinite(subsidy):
             raise ValueError("saved Q-learning frontier state has a non-finite subsidy")
         return model, subsidy, hosts, sections
+
+
+def _scores(candidates: Sequence[Candidate]) -> np.ndarray:
+    return np.fromiter((c.score for c in candidates), dtype=np.float64, count=len(candidates))
 
 
 @contextlib.contextmanager

@@ -23,12 +23,12 @@ own: once SciPy's host is tried, the links of its API pages that mention anythin
 above its "Development" link, which mentions nothing, and on "git branch merge rebase"
 the ten relevant pages under `dev/` were not reached within 1,000 pages. A section's
 index is the same formula over the section's URLs, and it is added to each URL's own
-priority (`section_of` names the arm). The Q-learning frontier counts the mean reward at
-the finer level only, the section's, and gives a host its optimism alone (weight 0): a
-host's mean added to its sections' would count each page twice, and on "fourier
-transform signal frequency" kept the crawl on SciPy's host (955 to 960 pages of 1,000
-in three crawls) after its one rich section was exhausted, away from Java's relevant
-pages.
+priority (`section_of` names the arm, `PriorityFrontier.group_bonus`). The Q-learning
+frontier counts the mean reward at the finer level only, the section's, and gives a host
+its optimism alone (weight 0): a host's mean added to its sections' would count each
+page twice, and on "fourier transform signal frequency" kept the crawl on SciPy's host
+(955 to 960 pages of 1,000 in three crawls) after its one rich section was exhausted,
+away from Java's relevant pages.
 """
 
 from __future__ import annotations
