@@ -164,11 +164,11 @@ class LinkContextModel:
     def skill(self) -> float:
         """One minus the model's running squared error over the calibrated score's,
         shrunk by n / (n + warmup) after n links judged."""
-        base, model = self.errors_
+        base, model = self.errors_.tolist()  # floats: asked on every pop and fetch
         if base <= 0.0:
             return 0.0
         shrink = self.updates_ / (self.updates_ + self.warmup)
-        return shrink * float(np.clip(1.0 - model / base, 0.0, 1.0))
+        return shrink * min(max(1.0 - model / base, 0.0), 1.0)
 
     def confidence(self, indices: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """c(x) of rows whose features are `indices`, `lengths` of them a row: the skill
