@@ -333,6 +333,16 @@ def test_a_section_whose_first_links_promise_nothing_is_still_tried() -> None:
     assert restored.section_values.index("a/api") == learned.section_values.index("a/api")
 
 
+def test_a_restored_state_ranks_the_queued_sections_by_their_restored_values() -> None:
+    taught = QLearningFrontier()
+    taught.section_values.fetched("a/dev", 0.5)  # dev's pages were relevant
+    frontier = QLearningFrontier()
+    frontier.push(candidate(1, 0.2, section="api/"))
+    frontier.push(candidate(2, 0.1, section="dev/"))
+    frontier.set_state(taught.get_state())  # a resumed crawl, its queue read back first
+    assert frontier.pop(lambda host: True).url_id == 2
+
+
 def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> None:
     frontier = QLearningFrontier()
     for host in ("poor", "rich"):
