@@ -484,7 +484,8 @@ def test_the_heaps_of_hosts_and_sections_keep_no_more_than_a_few_stale_entries()
     while (popped := frontier.pop(lambda host: True)) is not None:
         frontier.on_fetched(popped, 0.0, [])
         most = max(most, len(frontier._heads))
-        most_sections = max([most_sections, *(len(q.heads) for q in frontier._queues.values())])
+        heads = [len(queues.heads or ()) for queues in frontier._queues.values()]
+        most_sections = max([most_sections, *heads])
     assert most <= 2 * 3 + HEADS_SLACK
     assert most_sections <= 2 * 5 + HEADS_SLACK
 
