@@ -149,6 +149,7 @@ async def run_crawl(
                 scope=scope,
                 store_text=config.store_text,
                 relevance_threshold=config.relevance_threshold,
+                link_contexts=frontier.reads_link_context,
             ),
             scorer=scorer,
             metrics=metrics,

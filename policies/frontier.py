@@ -102,6 +102,9 @@ class PriorityFrontier:
     refill_order: ClassVar[str] = "priority"
     # The policy's own `patience` (see `pop`): the baselines fill every slot they can.
     default_patience: ClassVar[float] = 0.0
+    # Whether it reads a candidate's `context`: if not, the crawl keeps none (the words
+    # around each queued link are most of what a URL holds in memory)
+    reads_link_context: ClassVar[bool] = False
 
     def __init__(self, *, patience: float | None = None) -> None:
         if patience is not None and not 0.0 <= patience <= 1.0:

@@ -145,6 +145,7 @@ class QLearningFrontier(PriorityFrontier):
 
     name = "qlearning"
     default_patience = 0.5
+    reads_link_context = True  # the link model's features: anchor, block, parent's headings
 
     def __init__(
         self,

@@ -47,11 +47,14 @@ class Processor:
         scope: Scope,
         store_text: bool,
         relevance_threshold: float,
+        link_contexts: bool = False,
     ) -> None:
         self.scorer = scorer
         self.scope = scope
         self.store_text = store_text
         self.relevance_threshold = relevance_threshold
+        # each new link's words handed on to the frontier, for a policy that reads them
+        self.link_contexts = link_contexts
         self.resolver = LinkResolver()
         self.known = KnownUrls()
 
@@ -123,10 +126,11 @@ class Processor:
             links_in_scope = len(links)
             if self.scope.allows_depth(visit.candidate.depth + 1):
                 links_in_scope += analysis.known  # each passed the rest once
-            contexts = {
-                link.url: LinkContext(link.anchor, link.around, analysis.headings)
-                for link in analysis.links
-            }
+            if self.link_contexts:
+                contexts = {
+                    link.url: LinkContext(link.anchor, link.around, analysis.headings)
+                    for link in analysis.links
+                }
             if not analysis.noindex:
                 title = analysis.title
                 text = analysis.text if self.store_text else None

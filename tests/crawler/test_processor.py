@@ -16,7 +16,8 @@ from crawler.pipeline import processor as processor_module
 from crawler.pipeline.parse import analyze
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.writer import PageWrite
-from policies import Candidate, TopicScorer
+from policies import Candidate, TopicScorer, make_frontier_policy
+from policies.frontier import LinkContext
 from policies.terms import TermHasher
 
 WORDS = ["solar", "energy", "panel", "roof", "inverter", "grid", "flour", "oven", "garden"]
@@ -50,13 +51,33 @@ def visit(url: str, depth: int, html: str) -> Visit:
     return Visit(candidate, Outcome.OK, url, response, datetime.now(UTC))
 
 
-def processor(max_depth: int | None = None) -> Processor:
+def processor(max_depth: int | None = None, *, link_contexts: bool = True) -> Processor:
     return Processor(
         scorer=TopicScorer().fit(["solar energy"]),
         scope=Scope.of(["site.example"], max_depth=max_depth),
         store_text=False,
         relevance_threshold=0.1,
+        link_contexts=link_contexts,
     )
+
+
+def test_a_new_links_words_are_handed_on_only_for_a_policy_that_reads_them() -> None:
+    page = visit(
+        "http://site.example/",
+        0,
+        "<title>Panels</title><ul><li><a href='/a'>solar</a> yield of a panel</li></ul>",
+    )
+    kept = processor().process(page).write
+    assert kept.contexts == {
+        "http://site.example/a": LinkContext("solar", "solar yield of a panel", "Panels")
+    }
+    left = processor(link_contexts=False).process(page).write
+    assert [link.url for link in left.links] == ["http://site.example/a"]
+    assert left.contexts == {}
+    assert [link.score for link in left.links] == [link.score for link in kept.links]
+    assert make_frontier_policy("qlearning").reads_link_context
+    assert not make_frontier_policy("best-first").reads_link_context
+    assert not make_frontier_policy("bfs").reads_link_context
 
 
 def test_links_known_already_are_left_out_of_the_analysis_and_counted() -> None:
