@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import asyncio
 
-import storage
 from crawler.engine.revisits import Revisits
 from crawler.net.fetched_urls import FetchedUrls
-from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
 from crawler.pipeline.writer import Committed
 from crawler.telemetry.metrics import CrawlerMetrics
-from policies import Candidate, LinkContext
 
 
 class CommitFeedback:
@@ -41,7 +39,7 @@ class CommitFeedback:
             self.frontier.drop(item.dropped)
             self.fetched.end([candidate.url, *(hop.url for hop in item.write.reached)])
             contexts = item.write.contexts
-            children = [_candidate(queued, contexts.get(queued.url)) for queued in item.new_urls]
+            children = [candidate_of(queued, contexts.get(queued.url)) for queued in item.new_urls]
             relevance = 0.0 if record is None else record.relevance or 0.0
             self.frontier.on_fetched(candidate, relevance, children)
             for child in children:
@@ -61,9 +59,3 @@ class CommitFeedback:
             self.metrics.revisits.labels(result=found.result).inc()
             self.metrics.revisit_new_items.inc(found.new_items)
         self.metrics.sources.set(len(self.revisits.sources))
-
-
-def _candidate(queued: storage.QueuedUrl, context: LinkContext | None = None) -> Candidate:
-    return Candidate(
-        queued.id, queued.url, queued.host, queued.depth, queued.score, context=context
-    )

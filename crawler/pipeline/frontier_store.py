@@ -27,13 +27,14 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
-from policies import Candidate, PriorityFrontier
+from policies import Candidate, LinkContext, PriorityFrontier
 
 REFILL_BATCH = 5_000  # rows the database hands over at a time
 STARVED_REFILL_INTERVAL = 30.0  # seconds: a refill reads many rows, so not too often
@@ -264,7 +265,7 @@ class BoundedFrontier:
                 # new URLs may have filled memory while the database was read
                 room = self.capacity - len(self.policy)
                 fresh = (
-                    _candidate(queued)
+                    candidate_of(queued)
                     for queued in batch
                     if not self._held(queued.id, stored) and self._mine(queued.host)
                 )
@@ -290,7 +291,9 @@ class BoundedFrontier:
                 connection, limit=REFILL_BATCH, after_id=after, owner=self.owner
             )
             candidates = [
-                _candidate(q) for q in batch if not self._held(q.id, stored) and self._mine(q.host)
+                candidate_of(queued)
+                for queued in batch
+                if not self._held(queued.id, stored) and self._mine(queued.host)
             ]
             waiting += len(candidates)
             for candidate, priority in zip(
@@ -318,13 +321,17 @@ class BoundedFrontier:
         return len(chosen), waiting > len(chosen)
 
 
-def _candidate(queued: storage.QueuedUrl) -> Candidate:
+def candidate_of(queued: storage.QueuedUrl, context: LinkContext | None = None) -> Candidate:
+    """A stored URL as the frontier holds it. Each row read brings its own copy of its
+    host's name: one copy a host is kept (a frontier of 100,000 URLs on a few hosts
+    holds 6 MB fewer)."""
     return Candidate(
         queued.id,
         queued.url,
-        queued.host,
+        sys.intern(queued.host),
         queued.depth,
         queued.score,
         parent_relevance=queued.parent_relevance,
         revealed=queued.revealed,
+        context=context,
     )

@@ -65,6 +65,20 @@ async def test_memory_holds_the_best_and_the_database_the_rest(db_url: str) -> N
         await db.dispose()
 
 
+async def test_urls_read_back_share_one_copy_of_their_hosts_name(db_url: str) -> None:
+    db, added = await queued_database(db_url, 30)
+    try:
+        assert len({id(queued.host) for queued in added}) > 1  # each row its own copy
+        frontier = BoundedFrontier(BestFirst(), capacity=30)
+        assert await frontier.refill(db) == 30
+        hosts = set()
+        while (candidate := frontier.pop(lambda host: True)) is not None:
+            hosts.add(id(candidate.host))
+        assert len(hosts) == 1
+    finally:
+        await db.dispose()
+
+
 async def test_new_urls_beyond_the_bound_are_counted_and_put_backs_kept(db_url: str) -> None:
     db, _ = await queued_database(db_url, 5)
     try:
