@@ -25,19 +25,19 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import mmh3
 import numpy as np
-import scipy.sparse as sp
 
 N_FEATURES = 2**18
 RELEVANCE_EDGES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
 DEPTH_EDGES = (1, 2, 3, 5, 9)
 MAX_WORDS = 30  # words kept of one context field
+COLUMNS_MEMORY = 2**16  # features' names whose column is remembered
 MAX_ERROR = 1e12  # a step's error is clipped to this, as scikit-learn's SGD clips it
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _STOP = frozenset(
@@ -96,15 +96,6 @@ def link_tokens(
 Row = tuple[np.ndarray, np.ndarray]
 
 
-def _split_rows(features: sp.csr_matrix) -> list[Row]:
-    """The rows of a sparse matrix as (indices, values)."""
-    starts = features.indptr
-    return [
-        (features.indices[a:b].copy(), features.data[a:b].copy())
-        for a, b in itertools.pairwise(starts)
-    ]
-
-
 class LinkContextModel:
     """Q(x, fetch) of links from hashed context features, learned from TD targets."""
 
@@ -124,11 +115,7 @@ class LinkContextModel:
         self.step, self.ridge, self.forgetting = step, ridge, forgetting
         self.support, self.warmup, self.batch = support, warmup, batch
         self._random = np.random.default_rng(random_state)  # the order of a batch's steps
-        # scikit-learn loads when a model is made: a crawl that learns no frontier (or a
-        # command that only names the policies) need not hold it
-        from sklearn.feature_extraction import FeatureHasher
-
-        self.hasher_ = FeatureHasher(n_features=n_features, input_type="pair", alternate_sign=False)
+        self._columns: dict[str, int] = {}  # a feature's name -> its column, bounded
         self.weights_ = np.zeros(n_features)
         self.counts_ = np.zeros(n_features)  # how often each feature was learned from
         # the score's calibration: forgotten sums of 1, s, s^2, y, s y
@@ -143,10 +130,32 @@ class LinkContextModel:
         self._pending: list[tuple[Row, float]] = []
 
     def features(self, tokens: Sequence[list[tuple[str, float]]]) -> list[Row]:
-        """The rows of links' tokens (`link_tokens`)."""
-        if not tokens:  # FeatureHasher cannot transform an empty list
-            return []
-        return _split_rows(self.hasher_.transform(tokens).tocsr())
+        """The rows of links' tokens (`link_tokens`): scikit-learn's `FeatureHasher`'s
+        (pairs, no sign: MurmurHash3 of the name with seed 0, its absolute value modulo
+        the columns; the values of names that hash alike added up, three or more of them
+        maybe in another order than its sort leaves them; zeros left out), got without
+        loading scikit-learn (52 MB in the crawl's process), and each name's column
+        remembered (a site's hosts, bins and words repeat)."""
+        columns = self._columns
+        if len(columns) > COLUMNS_MEMORY:
+            columns.clear()
+        rows = []
+        for pairs in tokens:
+            row: dict[int, float] = {}
+            for name, value in pairs:
+                column = columns.get(name)
+                if column is None:
+                    column = columns[name] = abs(mmh3.hash(name)) % self.n_features
+                if value:
+                    row[column] = row.get(column, 0.0) + value
+            ascending = sorted(row)
+            rows.append(
+                (
+                    np.array(ascending, dtype=np.int32),
+                    np.array([row[column] for column in ascending], dtype=np.float64),
+                )
+            )
+        return rows
 
     # -- values ----------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ and the live frontier policy."""
 
 from __future__ import annotations
 
+import tarfile
 from collections.abc import Callable
 
 import numpy as np
@@ -24,6 +25,7 @@ from policies.site_values import SiteValues, section_of
 from policies.traversals import run_traversals
 from testbed.graph import web_graph
 from testbed.web import WebSpec
+from tests.realhtml import ARCHIVE
 
 
 def test_the_reward_of_eq_11() -> None:
@@ -144,12 +146,64 @@ def test_the_link_model_is_best_first_until_it_predicts_better_than_the_score() 
     np.testing.assert_allclose(model.index(rows, scores), scores, atol=0.05)
 
 
+def test_a_links_features_are_scikit_learns_feature_hashers() -> None:
+    """The model hashes links' tokens as `FeatureHasher(input_type="pair",
+    alternate_sign=False)` does, without loading scikit-learn: the same columns and
+    values on links of a real site's pages and names beyond ASCII; the second time a
+    name comes, from the model's memory. With 64 columns, names that hash alike are
+    added up as it adds them, up to the last bits where three or more meet (it adds
+    them in the order its sort leaves them)."""
+    from sklearn.feature_extraction import FeatureHasher
+
+    rng = np.random.default_rng(5)
+    with tarfile.open(ARCHIVE) as archive:  # a real site's pages, markup and all
+        pages = [member for member in archive.getmembers() if member.name.endswith(".html")]
+        words = " ".join(
+            archive.extractfile(page).read()[:4000].decode(errors="replace")  # type: ignore[union-attr]
+            for page in pages[:40]
+        ).split()
+    tokens = [
+        link_tokens(
+            url=f"http://docs.example/{'/'.join(rng.choice(words, 2))}.html",
+            host=f"docs{i % 3}.example",
+            depth=int(rng.integers(0, 12)),
+            anchor=" ".join(rng.choice(words, 3)),
+            around=" ".join(rng.choice(words, 20)),
+            parent_title="Café — naïve Ærø 東京 déjà",
+            parent_relevance=None if i % 7 == 0 else float(rng.random() / 4),
+        )
+        for i in range(400)
+    ]
+    tokens.append([("h=a", 1.0), ("h=a", 0.5), ("zero", 0.0)])  # a name twice; a zero
+    for n_features, exact in ((2**18, True), (2**6, False)):
+        model = LinkContextModel(n_features=n_features)
+        expected = FeatureHasher(
+            n_features=n_features, input_type="pair", alternate_sign=False
+        ).transform(tokens)
+        for _ in range(2):
+            rows = model.features(tokens)
+            assert len(rows) == expected.shape[0]
+            for (indices, values), start, stop in zip(
+                rows, expected.indptr[:-1], expected.indptr[1:], strict=True
+            ):
+                assert indices.dtype == np.int32
+                assert values.dtype == np.float64
+                np.testing.assert_array_equal(indices, expected.indices[start:stop])
+                if exact:
+                    np.testing.assert_array_equal(values, expected.data[start:stop])
+                else:
+                    np.testing.assert_allclose(values, expected.data[start:stop], rtol=1e-14)
+    assert model.features([]) == []
+
+
 def test_the_link_models_step_is_scikit_learns_sgd_step() -> None:
     """The same rows in the same order, batch after batch: the weights of scikit-learn's
     `SGDRegressor.partial_fit` (squared error, L2 penalty, constant rate, unshuffled)."""
+    from sklearn.feature_extraction import FeatureHasher
     from sklearn.linear_model import SGDRegressor
 
     model = LinkContextModel(n_features=2**10)
+    hasher = FeatureHasher(n_features=2**10, input_type="pair", alternate_sign=False)
     reference = SGDRegressor(
         penalty="l2",
         alpha=0.2,
@@ -168,7 +222,7 @@ def test_the_link_models_step_is_scikit_learns_sgd_step() -> None:
         ]
         targets = rng.normal(0.0, 1.0, 8)
         sgd_steps(weights, model.features(tokens), targets, step=0.3, ridge=0.2)
-        reference.partial_fit(model.hasher_.transform(tokens), targets)
+        reference.partial_fit(hasher.transform(tokens), targets)
     assert np.count_nonzero(weights) > 30
     np.testing.assert_allclose(weights, reference.coef_, rtol=1e-9, atol=1e-12)
 
