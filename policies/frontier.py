@@ -139,8 +139,8 @@ class PriorityFrontier:
     refill_order: ClassVar[str] = "priority"
     # The policy's own `patience` (see `pop`): the baselines fill every slot they can.
     default_patience: ClassVar[float] = 0.0
-    # Whether it reads a candidate's `context`: if not, the crawl keeps none (the words
-    # around each queued link are most of what a URL holds in memory)
+    # Whether it reads a candidate's `context`: if not, the crawl keeps none (on the
+    # testbed a queued link's words took about as much memory as the rest of it)
     reads_link_context: ClassVar[bool] = False
 
     def __init__(self, *, patience: float | None = None) -> None:
