@@ -136,6 +136,40 @@ def test_a_groups_bonus_moves_its_urls_at_once_without_ranking_them_again() -> N
     assert frontier.ranked == 5  # each URL ranked once, when pushed
 
 
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.just("push"), st.sampled_from("ab"), st.sampled_from("xyz"), st.floats(0, 1)
+            ),
+            st.tuples(st.just("pop"), st.just(""), st.just(""), st.just(0.0)),
+            st.tuples(st.just("bonus"), st.just(""), st.sampled_from("xyz"), st.floats(-1, 1)),
+        ),
+        max_size=80,
+    )
+)
+def test_a_hosts_groups_come_and_go_and_each_pop_is_the_best(steps: list) -> None:  # type: ignore[type-arg]
+    """Groups of a host appear, empty and come back (a host of one group keeps it in
+    slots of its own, of more in a dict), their bonuses move: each pop is the best."""
+    frontier = GroupedBestFirst()
+    own: dict[int, float] = {}
+    queued: dict[int, Candidate] = {}
+    for number, (step, host, group, value) in enumerate(steps):
+        if step == "push":
+            item = Candidate(number, f"http://{host}/{group}/{number}", host, 0, value)
+            frontier.push(item)
+            own[number], queued[number] = value, item
+        elif step == "pop":
+            pop_the_best(frontier, always, own, queued)
+        else:  # a group's bonus is every host's with that group
+            frontier.bonus[group] = value
+            for each in "ab":
+                frontier.refresh_group(each, group)
+    while queued:
+        assert pop_the_best(frontier, always, own, queued) is not None
+    assert frontier.pop(always) is None
+
+
 def pop_the_best(
     frontier: PriorityFrontier,
     ready: Callable[[str], bool],
