@@ -148,7 +148,9 @@ def test_a_groups_bonus_moves_its_urls_at_once_without_ranking_them_again() -> N
         max_size=80,
     )
 )
-def test_a_hosts_groups_come_and_go_and_each_pop_is_the_best(steps: list) -> None:  # type: ignore[type-arg]
+def test_a_hosts_groups_come_and_go_and_each_pop_is_the_best(
+    steps: list[tuple[str, str, str, float]],
+) -> None:
     """Groups of a host appear, empty and come back (a host of one group keeps it in
     slots of its own, of more in a dict), their bonuses move: each pop is the best."""
     frontier = GroupedBestFirst()
