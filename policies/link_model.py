@@ -30,14 +30,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import mmh3
 import numpy as np
+
+from policies.terms import COLUMNS_MEMORY, hashed_column
 
 N_FEATURES = 2**18
 RELEVANCE_EDGES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
 DEPTH_EDGES = (1, 2, 3, 5, 9)
 MAX_WORDS = 30  # words kept of one context field
-COLUMNS_MEMORY = 2**16  # features' names whose column is remembered
 MAX_ERROR = 1e12  # a step's error is clipped to this, as scikit-learn's SGD clips it
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _STOP = frozenset(
@@ -131,11 +131,11 @@ class LinkContextModel:
 
     def features(self, tokens: Sequence[list[tuple[str, float]]]) -> list[Row]:
         """The rows of links' tokens (`link_tokens`): scikit-learn's `FeatureHasher`'s
-        (pairs, no sign: MurmurHash3 of the name with seed 0, its absolute value modulo
-        the columns; the values of names that hash alike added up, three or more of them
-        maybe in another order than its sort leaves them; zeros left out), got without
-        loading scikit-learn (52 MB in the crawl's process), and each name's column
-        remembered (a site's hosts, bins and words repeat)."""
+        (pairs, no sign: `hashed_column` of each name; the values of names that hash
+        alike added up, three or more of them maybe in another order than its sort
+        leaves them; zeros left out), got without loading scikit-learn (52 MB in the
+        crawl's process), and each name's column remembered (a site's hosts, bins and
+        words repeat)."""
         columns = self._columns
         if len(columns) > COLUMNS_MEMORY:
             columns.clear()
@@ -145,7 +145,7 @@ class LinkContextModel:
             for name, value in pairs:
                 column = columns.get(name)
                 if column is None:
-                    column = columns[name] = abs(mmh3.hash(name)) % self.n_features
+                    column = columns[name] = hashed_column(name, self.n_features)
                 if value:
                     row[column] = row.get(column, 0.0) + value
             ascending = sorted(row)

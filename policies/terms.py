@@ -98,6 +98,13 @@ class TermCounts:
         return TermCounts(self.n_features, indptr, indices, data)
 
 
+def hashed_column(name: str | bytes, n_features: int) -> int:
+    """scikit-learn's column of a hashed name (`HashingVectorizer`'s and
+    `FeatureHasher`'s, no sign): MurmurHash3 of its UTF-8 with seed 0, signed, its
+    absolute value modulo the columns (for -2**31 too, as scikit-learn computes it)."""
+    return abs(mmh3.hash(name)) % n_features
+
+
 class TermHasher:
     """Hashed term counts of texts. Its memory of the words' columns makes them cheaper,
     not different; it is not pickled."""
@@ -132,7 +139,7 @@ class TermHasher:
         if len(known) > COLUMNS_MEMORY:
             known.clear()
         for word in set(words).difference(known):
-            known[word] = abs(mmh3.hash(word)) % self.n_features
+            known[word] = hashed_column(word, self.n_features)
         columns = list(map(known.__getitem__, words))
         if len(set(columns)) < len(columns):
             merged: Counter[int] = Counter()
