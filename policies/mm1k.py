@@ -36,6 +36,7 @@ every c (more arrivals keep more workers busy).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,13 +122,11 @@ def critical_gamma(*, buffer: int, service_rate: float, servers: int = 1) -> flo
 
 def optimal_traffic(*, gamma: float, buffer: int, service_rate: float, servers: int = 1) -> float:
     """rho(gamma, K), the unique minimiser of C (Lemma 1): in (0, 1) when gamma < gamma(K)
-    = mu (K + 2) / K, 1 when equal, above 1 when greater. C is unimodal, so a bounded
-    scalar search finds it; the roots of eq. (6) sit next to a double root at 1, where
-    rounding hides their sign. With c servers the same holds with gamma(K, c) of
+    = mu (K + 2) / K, 1 when equal, above 1 when greater. C is unimodal, so a
+    golden-section search finds it; the roots of eq. (6) sit next to a double root at 1,
+    where rounding hides their sign. With c servers the same holds with gamma(K, c) of
     `critical_gamma` (unimodality checked numerically, not proved).
     """
-    from scipy.optimize import minimize_scalar  # 18 MB, loaded by --fetchers mm1k alone
-
     critical = critical_gamma(buffer=buffer, service_rate=service_rate, servers=servers)
     if math.isclose(gamma, critical, rel_tol=1e-12):
         return 1.0
@@ -141,10 +140,29 @@ def optimal_traffic(*, gamma: float, buffer: int, service_rate: float, servers: 
         low, high = 1.0, 2.0
         while objective(high) < objective((1.0 + high) / 2):  # still falling: look further
             low, high = (1.0 + high) / 2, high * 2
-    found = minimize_scalar(
-        objective, bounds=(low, high), method="bounded", options={"xatol": 1e-12}
-    )
-    return float(found.x)
+    return golden_section_minimum(objective, low, high, tolerance=1e-12)
+
+
+def golden_section_minimum(
+    function: Callable[[float], float], low: float, high: float, *, tolerance: float
+) -> float:
+    """The minimiser of a unimodal function on [low, high], to within `tolerance` (relative
+    where high is above 1, so that the bracket stays wider than a float's step): the
+    bracket shrinks by the golden ratio each step, one new value a step. (Plain Python,
+    so that sizing the pool in a crawl loads no SciPy.)"""
+    shrink = (math.sqrt(5.0) - 1.0) / 2.0
+    left, right = high - shrink * (high - low), low + shrink * (high - low)
+    left_value, right_value = function(left), function(right)
+    while high - low > tolerance * max(1.0, high):
+        if left_value <= right_value:  # the minimum is not right of `right`
+            high, right, right_value = right, left, left_value
+            left = high - shrink * (high - low)
+            left_value = function(left)
+        else:
+            low, left, left_value = left, right, right_value
+            right = low + shrink * (high - low)
+            right_value = function(right)
+    return left if left_value <= right_value else right
 
 
 @dataclass(frozen=True, slots=True)
