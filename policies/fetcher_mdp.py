@@ -26,19 +26,24 @@ are: a departure that empties the queue with no fetcher active would still reach
 absorbing (0, 0, 2). With c = 1 every array is as above (the paper's), bit for bit.
 
 Solved by relative value iteration (Proposition 4), and exactly by a linear program
-over state-action frequencies, which checks it.
+over state-action frequencies, which checks it. Each state has three successors, one an
+event, so an expected next value is three gathers from the value array: the iteration
+needs NumPy alone, and SciPy (some 36 MB resident) is loaded only for what a crawl never
+asks, the stationary distribution and the linear program.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.linalg import spsolve
 
 from policies.mm1k import check_queue
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 DEPARTURE, ARRIVAL, FICTITIOUS = 0, 1, 2
 KEEP, ACTIVATE = 0, 1
@@ -115,26 +120,41 @@ class PoolModel:
     def index(self, q: int, r: int, s: int) -> int:
         return (q * (self.fetchers + 1) + r) * 3 + s
 
+    def expected_values(self, h: np.ndarray, action: int) -> np.ndarray:
+        """sum over x' of p(x' | x, action) h(x'), for every state, allowed or not."""
+        successors, weights = self.by_action[action]
+        # summed in the order of the events, as a sparse matrix's row would be
+        return (
+            weights[0] * h[successors[0]]
+            + weights[1] * h[successors[1]]
+            + weights[2] * h[successors[2]]
+        )
+
     def action_values(self, h: np.ndarray) -> np.ndarray:
-        """sum over x' of p(x' | x, a) h(x'), for every state and action; inf if not allowed."""
-        values = np.column_stack([matrix @ h for matrix in self.by_action])
+        """The expected next value of every state and action; inf if not allowed."""
+        values = np.column_stack([self.expected_values(h, action) for action in (KEEP, ACTIVATE)])
         return np.where(self.allowed, values, np.inf)
 
+    @functools.cached_property
+    def by_action(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """For always KEEP and always ACTIVATE: each event's successor and its probability
+        per state, as contiguous rows (three gathers make an expected value)."""
+        return tuple(
+            (
+                np.ascontiguousarray(self.next[:, action, :].T),
+                np.ascontiguousarray(self.probability[:, action, :].T),
+            )
+            for action in (KEEP, ACTIVATE)
+        )
+
     def transition_matrix(self, policy: np.ndarray) -> sp.csr_matrix:
+        import scipy.sparse as sp  # imported here: a crawl never needs it
+
         rows = np.repeat(np.arange(self.q.size), 3)
         chosen = np.arange(self.q.size)
         columns = self.next[chosen, policy].ravel()
         weights = self.probability[chosen, policy].ravel()
         return sp.csr_matrix((weights, (rows, columns)), shape=(self.q.size,) * 2)
-
-    @functools.cached_property
-    def by_action(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-        """The transition matrices of always KEEP and of always ACTIVATE."""
-        size = self.q.size
-        return (
-            self.transition_matrix(np.full(size, KEEP)),
-            self.transition_matrix(np.full(size, ACTIVATE)),
-        )
 
 
 @dataclass(frozen=True)
@@ -145,7 +165,12 @@ class PoolPolicy:
     actions: np.ndarray  # ACTIVATE or KEEP per state index (KEEP where infeasible)
     average_cost: float
     iterations: int
-    stationary: np.ndarray  # long-run fraction of decision epochs in each state
+    start: int  # the state the chain starts from: the reference state
+
+    @functools.cached_property
+    def stationary(self) -> np.ndarray:
+        """The long-run fraction of decision epochs in each state."""
+        return stationary_distribution(self.model, self.actions, start=self.start)
 
     def activate(self, queue: int, active: int, event: int) -> bool:
         """Whether to activate one more fetcher at this event (queue, active: before it)."""
@@ -185,14 +210,16 @@ def relative_value_iteration(
     reference_index = model.index(*reference)
     if not model.feasible[reference_index]:
         raise ValueError(f"the reference state {reference} is not a state of the model")
-    keep_matrix, activate_matrix = model.by_action
     # inf where an action is not allowed; infeasible states are pinned at 0
     keep_mask = np.where(model.allowed[:, KEEP], 0.0, np.inf)
     activate_mask = np.where(model.allowed[:, ACTIVATE], 0.0, np.inf)
     infeasible = ~model.feasible
     h = np.zeros(model.q.size)
     for iteration in range(1, max_iterations + 1):
-        best = np.minimum(keep_matrix @ h + keep_mask, activate_matrix @ h + activate_mask)
+        best = np.minimum(
+            model.expected_values(h, KEEP) + keep_mask,
+            model.expected_values(h, ACTIVATE) + activate_mask,
+        )
         backed_up = model.cost + best
         backed_up[infeasible] = 0.0
         updated = (1.0 - tau) * h + tau * (backed_up - backed_up[reference_index])
@@ -208,12 +235,14 @@ def relative_value_iteration(
     average_cost = float(
         model.cost[reference_index] + model.action_values(h)[reference_index].min()
     )
-    stationary = stationary_distribution(model, actions, start=reference_index)
-    return PoolPolicy(model, actions, average_cost, iteration, stationary)
+    return PoolPolicy(model, actions, average_cost, iteration, reference_index)
 
 
 def stationary_distribution(model: PoolModel, actions: np.ndarray, *, start: int) -> np.ndarray:
     """The long-run distribution of the chain the policy makes, from `start`."""
+    import scipy.sparse as sp  # imported here: a crawl never needs it
+    from scipy.sparse.linalg import spsolve
+
     matrix = model.transition_matrix(actions)
     reached = np.zeros(model.q.size, dtype=bool)
     reached[start] = True
@@ -238,7 +267,8 @@ def stationary_distribution(model: PoolModel, actions: np.ndarray, *, start: int
 def solve_exactly(model: PoolModel) -> float:
     """The optimal average cost by linear programming over state-action frequencies
     (the MDP is communicating, so one constant gain is optimal from every state)."""
-    from scipy.optimize import linprog  # imported here: a crawl never needs its 18 MB
+    import scipy.sparse as sp  # imported here: a crawl never needs it
+    from scipy.optimize import linprog
 
     states, actions = np.nonzero(model.allowed)
     count = states.size

@@ -22,13 +22,15 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
-import scipy.sparse as sp
 
 from policies.errors import NotFittedError
 from policies.terms import DEFAULT_N_FEATURES, TermCounts, TermHasher
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
 ANCHOR_WEIGHT = 0.8  # Shark-search's beta: the anchor's share of a link's text
@@ -83,6 +85,9 @@ class Rows:
         return len(self.indices)
 
     def tocsr(self) -> sp.csr_matrix:
+        """As SciPy's matrix, for checking against scikit-learn (a crawl never needs it)."""
+        import scipy.sparse as sp
+
         return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
 
 

@@ -1,4 +1,5 @@
-"""The crawler as a process: killed with SIGKILL and resumed, stopped with SIGINT."""
+"""The crawler as a process: killed with SIGKILL and resumed, stopped with SIGINT, and
+what it loads."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from testbed.server import ServerSpec, Testbed
 from testbed.web import WebSpec
@@ -194,3 +196,29 @@ async def test_a_terminal_gets_a_live_progress_line(tmp_path: Path) -> None:
     )
     assert len(lines) >= 2
     assert int(lines[-1]) > 0
+
+
+@pytest.mark.parametrize("pool", ["mdp", "mm1k"])
+async def test_a_crawl_that_sizes_its_pool_loads_neither_scipy_nor_scikit_learn(
+    tmp_path: Path, pool: str
+) -> None:
+    """SciPy (some 50 MB resident with its optimiser) and scikit-learn stay out of a
+    crawl's process, the model that sizes its fetcher pool solved: Python's import log
+    names every module it loads."""
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'crawl.db'}"
+    async with Testbed(WebSpec(pages=300, hosts=2, seed=3), ServerSpec(latency=0.02)) as bed:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-X",
+            "importtime",
+            *run_args(bed, db_url, "--fetchers", pool, "--max-pages", "200")[1:],
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _out, err = await asyncio.wait_for(process.communicate(), 120)
+    log = err.decode()
+    assert process.returncode == 0, log[-2000:]
+    assert "fetcher pool solved" in log
+    imported = {line.rsplit("|", 1)[-1].strip() for line in log.splitlines() if "|" in line}
+    assert "numpy" in imported  # the log is the import log
+    assert not {name for name in imported if name.split(".")[0] in ("scipy", "sklearn")}
