@@ -10,7 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policies.fetcher_mdp import PoolModel, relative_value_iteration, solve_exactly
-from policies.mm1k import cost, optimal_fetchers, optimal_traffic, stationary_probabilities
+from policies.mm1k import (
+    cost,
+    golden_section_minimum,
+    optimal_fetchers,
+    optimal_traffic,
+    stationary_probabilities,
+)
 
 # lambda, K, gamma, C_s, N_s, C_d, N_min, N-bar; mu = 1. "1.13" is gamma(15) = 17/15.
 TABLE_1 = [
@@ -133,6 +139,17 @@ def test_stationary_probabilities_sum_to_one_and_follow_rho(rho: float, buffer: 
     assert probabilities.sum() == pytest.approx(1.0)
     assert np.all(probabilities >= 0)
     assert probabilities[1] / probabilities[0] == pytest.approx(rho)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.0, 1.0), st.floats(1.0, 1e9))
+def test_the_golden_section_search_finds_the_minimum_at_any_scale(
+    fraction: float, high: float
+) -> None:
+    """To 1e-12, relative above 1: a bracket of 1e9 ends, as one of 1 does."""
+    target = fraction * high
+    found = golden_section_minimum(lambda x: (x - target) ** 2, 0.0, high, tolerance=1e-12)
+    assert abs(found - target) <= 1e-11 * max(1.0, high)
 
 
 @settings(max_examples=40, deadline=None)
