@@ -17,6 +17,12 @@ log = logging.getLogger(__name__)
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 CONNECT_TIMEOUT = 10.0  # seconds to reach a database server before saying it is unreachable
 SCHEMA_LOCK = 7_310_017  # PostgreSQL advisory lock: daemons starting at once make it in turn
+# Python's sqlite3 keeps each connection's last 128 prepared statements. A batch of N
+# rows inserted, or a list of N values looked up, is a statement of its own for each N,
+# and SQLite's program for a few hundred rows takes a few hundred KB: a connection that
+# has seen many batch sizes holds tens of MB of them. Preparing a statement again costs
+# less than the writer's batch it serves.
+SQLITE_CACHED_STATEMENTS = 0
 
 
 class StorageError(RuntimeError):
@@ -31,6 +37,8 @@ def open_engine(url: str) -> AsyncEngine:
         if parsed.get_backend_name() == "postgresql":
             # several daemons share the server: a broken connection is noticed, not used
             options = {"pool_pre_ping": True, "connect_args": {"timeout": CONNECT_TIMEOUT}}
+        elif parsed.get_backend_name() == "sqlite":
+            options = {"connect_args": {"cached_statements": SQLITE_CACHED_STATEMENTS}}
         engine = create_async_engine(parsed, **options)
     except (exc.ArgumentError, exc.NoSuchModuleError, ValueError) as error:
         raise StorageError(f"bad database URL {url!r}: {error}") from error
