@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import Connection, event, exc, inspect, text
+from sqlalchemy import Connection, event, exc, inspect, pool, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.schema import CreateColumn
 
@@ -47,7 +48,11 @@ def open_engine(url: str) -> AsyncEngine:
             options = {"pool_pre_ping": True, "connect_args": {"timeout": CONNECT_TIMEOUT}}
         elif parsed.get_backend_name() == "sqlite":
             options = {"connect_args": {"cached_statements": SQLITE_CACHED_STATEMENTS}}
-            if parsed.database not in (None, "", ":memory:"):  # a file: a pool of them
+            # a file's pool; an in-memory database has one connection, shared
+            dialect = parsed.get_dialect()
+            if issubclass(dialect, DefaultDialect) and issubclass(
+                dialect.get_pool_class(parsed), pool.QueuePool
+            ):
                 options |= {"pool_size": SQLITE_CONNECTIONS, "max_overflow": 0}
         engine = create_async_engine(parsed, **options)
     except (exc.ArgumentError, exc.NoSuchModuleError, ValueError) as error:
