@@ -9,7 +9,8 @@ set against the rest of the crawl.
 It prints each refill (pages fetched when it began, URLs loaded, wall seconds), then,
 over the crawl after the first refill, the median rate of pages stored and the
 fetches by outcome in the 2 seconds before each refill, in the 2 seconds after, and
-over all of it ("none" where refills come closer together than that).
+over all of it ("none" where refills come closer together than that); and how many
+database connections the crawl opened (each a thread with aiosqlite).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from itertools import pairwise
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry
+from sqlalchemy import event
+from sqlalchemy.pool import Pool
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from testbed_process import served_testbed
@@ -94,6 +97,8 @@ def main() -> None:
     refills: list[tuple[float, float, int, float]] = []
     samples: list[tuple[float, Counter[str]]] = []
     timed_refills(started, refills, registry)
+    opened: list[None] = []  # one entry a DBAPI connection made, by any pool
+    event.listen(Pool, "connect", lambda *_: opened.append(None))
     with (
         served_testbed(port=PORT, pages=args.pages, hosts=6) as (seed, hosts),
         tempfile.TemporaryDirectory() as scratch,
@@ -120,6 +125,7 @@ def main() -> None:
         finally:
             stop.set()
             sampler.join()
+    print(f"database connections opened: {len(opened)}")
     refills = [r for r in refills if r[2] > 1]  # the start's read of the seeds is not one
     for _, pages, loaded, seconds in refills:
         print(f"refill at {pages:.0f} pages: {loaded} URLs loaded in {seconds:.2f} s")
