@@ -21,7 +21,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 # The tables' version, recorded in crawl_meta. Raise it with every change to them; a
 # change an older database cannot be brought to (a required column, a changed type)
 # needs a step of its own in storage.database.create_schema.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 URL_QUEUED = 0  # in the frontier
 URL_DONE = 1  # fetched, failed for good, or refused
@@ -159,7 +159,9 @@ class HostLease(Base):
 
     host: Mapped[str] = mapped_column(String(300), primary_key=True)
     owner: Mapped[str | None] = mapped_column(String(100), index=True)
-    expires_at: Mapped[float] = mapped_column(Float, default=0.0)
+    # free leases are claimed in the order they came free: the first of them found
+    # without going through the leases held
+    expires_at: Mapped[float] = mapped_column(Float, default=0.0, index=True)
 
 
 class DaemonRow(Base):
