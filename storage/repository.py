@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, true, update
+from sqlalchemy import bindparam, exists, func, insert, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
@@ -355,10 +355,19 @@ async def queued_with_parents(
 
 
 async def count_queued_hosts(connection: AsyncConnection, owner: str | None = None) -> int:
-    """Hosts with URLs in the frontier (with `owner`, of those it holds)."""
-    statement = select(func.count(func.distinct(UrlRow.host))).where(
-        UrlRow.state == URL_QUEUED, _held_by(owner)
-    )
+    """Hosts with URLs in the frontier (with `owner`, of those it holds: a look at each
+    of its leases, not a read of their queued URLs)."""
+    if owner is None:
+        statement = select(func.count(func.distinct(UrlRow.host))).where(UrlRow.state == URL_QUEUED)
+    else:
+        statement = (
+            select(func.count())
+            .select_from(HostLease)
+            .where(
+                HostLease.owner == owner,
+                exists().where(UrlRow.state == URL_QUEUED, UrlRow.host == HostLease.host),
+            )
+        )
     return int(await connection.scalar(statement) or 0)
 
 
