@@ -2,12 +2,14 @@
 
 A host is leased to one daemon at a time (`host_leases`: host, owner, expires_at in unix
 seconds); only its holder reads the host's queued URLs and visits them. A lease is free
-once it has expired, whoever held it. Claims are atomic: a new host's lease row is
-inserted once (its primary key decides between daemons inserting it at once), and a free
-lease is taken with `SELECT ... FOR UPDATE SKIP LOCKED` on PostgreSQL, so two daemons
-never take the same one and neither waits for the other; SQLite has one writer at a
-time, so the same statements are atomic there as they are. Every daemon writes a
-heartbeat row (`daemons`) for `crawler status`.
+once it has expired, whoever held it. A host with queued URLs gets its lease row at a
+census (`register_hosts`), free since 0, inserted once (its primary key decides between
+daemons inserting it at once). Claims are atomic: a free lease is taken with `SELECT ...
+FOR UPDATE SKIP LOCKED` on PostgreSQL, so two daemons never take the same one and
+neither waits for the other; SQLite has one writer at a time, so the same statements
+are atomic there as they are. Every daemon writes a heartbeat row (`daemons`) for
+`crawler status`, with its last census of the hosts with queued URLs: the census reads
+every queued URL, and the other daemons reuse a recent one (`latest_census`).
 """
 
 from __future__ import annotations
@@ -28,22 +30,14 @@ def _has_queued(host_column: Any) -> Any:
     return exists().where(UrlRow.state == URL_QUEUED, UrlRow.host == host_column)
 
 
-async def claim_hosts(
-    connection: AsyncConnection, owner: str, *, now: float, until: float, limit: int
-) -> list[str]:
-    """Lease to `owner`, until `until`, up to `limit` hosts that have queued URLs and no
-    live lease: first hosts never leased, then free ones. The hosts taken."""
-    if limit <= 0:
-        return []
+async def register_hosts(connection: AsyncConnection) -> int:
+    """Give each host with queued URLs and no lease row a free lease (no owner, free
+    since 0, before any lease given up): the hosts found since the last census. The
+    number registered."""
     fresh = (
-        select(UrlRow.host, literal(owner, String), literal(until, Float))
-        .where(
-            UrlRow.state == URL_QUEUED,
-            ~exists().where(HostLease.host == UrlRow.host),
-        )
-        .group_by(UrlRow.host)
-        .order_by(func.min(UrlRow.id))
-        .limit(limit)
+        select(UrlRow.host, literal(None, String), literal(0.0, Float))
+        .where(UrlRow.state == URL_QUEUED, ~exists().where(HostLease.host == UrlRow.host))
+        .distinct()
     )
     inserted = await connection.execute(
         _insert(connection, HostLease)
@@ -51,14 +45,34 @@ async def claim_hosts(
         .on_conflict_do_nothing(index_elements=["host"])
         .returning(HostLease.host)
     )
-    taken = list(inserted.scalars())
-    if len(taken) >= limit:
-        return taken
+    return len(inserted.all())
+
+
+async def latest_census(connection: AsyncConnection, *, since: float) -> int | None:
+    """The hosts with queued URLs as a daemon last counted them, at `since` or later;
+    None if none did."""
+    statement = (
+        select(DaemonRow.queued_hosts)
+        .where(DaemonRow.counted_at >= since, DaemonRow.queued_hosts.is_not(None))
+        .order_by(DaemonRow.counted_at.desc())
+        .limit(1)
+    )
+    return await connection.scalar(statement)
+
+
+async def claim_hosts(
+    connection: AsyncConnection, owner: str, *, now: float, until: float, limit: int
+) -> list[str]:
+    """Lease to `owner`, until `until`, up to `limit` free hosts (registered, with no
+    live lease) that have queued URLs: those free the longest first, so hosts never
+    leased before hosts given up. The hosts taken."""
+    if limit <= 0:
+        return []
     free = (
         select(HostLease.host)
         .where(HostLease.expires_at < now, _has_queued(HostLease.host))
         .order_by(HostLease.expires_at)
-        .limit(limit - len(taken))
+        .limit(limit)
         .with_for_update(skip_locked=True)
     )
     updated = await connection.execute(
@@ -67,7 +81,7 @@ async def claim_hosts(
         .values(owner=owner, expires_at=until)
         .returning(HostLease.host)
     )
-    return taken + list(updated.scalars())
+    return list(updated.scalars())
 
 
 async def renew_leases(connection: AsyncConnection, owner: str, *, until: float) -> list[str]:

@@ -176,3 +176,6 @@ class DaemonRow(Base):
     pages: Mapped[int] = mapped_column(Integer, default=0)  # visits it stored, this run
     hosts_held: Mapped[int] = mapped_column(Integer, default=0)
     pages_per_second: Mapped[float] = mapped_column(Float, default=0.0)
+    # its last census of the hosts with queued URLs, which the other daemons reuse
+    queued_hosts: Mapped[int | None] = mapped_column(Integer)
+    counted_at: Mapped[float | None] = mapped_column(Float)  # unix seconds

@@ -126,3 +126,5 @@ class DaemonRecord:
     pages: int = 0
     hosts_held: int = 0
     pages_per_second: float = 0.0
+    queued_hosts: int | None = None  # its last census of the hosts with queued URLs
+    counted_at: float | None = None  # when it took it

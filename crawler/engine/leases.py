@@ -9,8 +9,12 @@ quarter of the lease) a tick, in one transaction:
 
 - renews the leases still held (one taken over after expiring is lost: its URLs leave
   memory);
+- reads the census of the hosts with queued URLs that a daemon took within the last
+  interval, or takes it: it reads every queued URL, so the daemons share one an
+  interval, and the daemon that takes it gives each host found since the last its
+  lease row, free to be claimed (the daemons' clocks agree, as the leases ask anyway);
 - gives up the hosts with nothing queued and nothing in flight, and those beyond this
-  daemon's share when others run (the hosts with queued URLs over the daemons alive),
+  daemon's share when others run (the census's hosts over the daemons alive),
   each free from the end of its politeness delay; a host beyond the share with visits
   in flight takes no new visit (it drains) and is given up by a tick that finds it idle;
 - claims hosts with queued URLs up to the share: never leased ones, then free ones;
@@ -25,6 +29,7 @@ so a visit started just before a lost renewal ends before anyone else may take t
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import socket
@@ -83,6 +88,8 @@ class HostLeases:
         # next tick that finds them idle gives them up (a busy host is never given up,
         # and a host crawled fast is nearly always busy)
         self.draining: set[str] = set()
+        # (hosts with queued URLs, when) as this daemon last counted them, if it did
+        self.census: tuple[int, float] | None = None
 
     @property
     def interval(self) -> float:
@@ -131,10 +138,14 @@ class HostLeases:
             async with self.db.begin() as connection:
                 held = set(await storage.renew_leases(connection, self.daemon_id, until=until))
                 change.lost = set(self.expires) - held
+                wanted = await storage.latest_census(connection, since=now - self.interval)
+                if wanted is None:
+                    await storage.register_hosts(connection)
+                    wanted = await storage.count_queued_hosts(connection)
+                    self.census = (wanted, now)
                 await storage.save_daemon(connection, self._heartbeat(now, pages, rate))
                 queued = await storage.count_queued_by_host(connection, self.daemon_id)
                 alive = await storage.live_daemons(connection, since=now - self.lease_seconds)
-                wanted = await storage.count_queued_hosts(connection)
                 share = math.ceil(wanted / max(alive, 1))
                 give_up = {h for h in held if h not in queued and h not in busy}
                 spare = sorted(h for h in held - give_up if h not in busy)
@@ -182,6 +193,7 @@ class HostLeases:
             await storage.save_daemon(connection, _stopped(record, now))
 
     def _heartbeat(self, now: float, pages: int, rate: float) -> storage.DaemonRecord:
+        queued_hosts, counted_at = self.census or (None, None)
         return storage.DaemonRecord(
             id=self.daemon_id,
             started_at=self.started_at,
@@ -189,16 +201,10 @@ class HostLeases:
             pages=pages,
             hosts_held=len(self.expires),
             pages_per_second=rate,
+            queued_hosts=queued_hosts,
+            counted_at=counted_at,
         )
 
 
 def _stopped(record: storage.DaemonRecord, at: float) -> storage.DaemonRecord:
-    return storage.DaemonRecord(
-        id=record.id,
-        started_at=record.started_at,
-        heartbeat_at=record.heartbeat_at,
-        stopped_at=at,
-        pages=record.pages,
-        hosts_held=0,
-        pages_per_second=record.pages_per_second,
-    )
+    return dataclasses.replace(record, stopped_at=at, hosts_held=0)

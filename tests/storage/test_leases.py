@@ -20,7 +20,9 @@ async def queue(engine: AsyncEngine, *hosts: str, per_host: int = 2) -> None:
 
 
 async def claim(engine: AsyncEngine, owner: str, *, now: float, limit: int = 10) -> list[str]:
+    """As a tick that takes the census claims: the hosts found since are registered."""
     async with engine.begin() as connection:
+        await storage.register_hosts(connection)
         return await storage.claim_hosts(connection, owner, now=now, until=now + 30, limit=limit)
 
 
@@ -46,7 +48,7 @@ async def test_a_host_without_queued_urls_is_not_claimed(engine: AsyncEngine) ->
     async with engine.begin() as connection:
         await storage.add_urls(connection, [NewUrl("http://b/", "b", 0, 0.5)])
         await storage.mark_reached(connection, [NewUrl("http://b/", "b", 0, 0.5)])
-    assert await claim(engine, "d1", now=0) == ["a"]
+    assert await claim(engine, "d1", now=1) == ["a"]
 
 
 async def test_an_expired_lease_is_taken_over_and_its_holder_loses_it(
@@ -82,8 +84,7 @@ async def test_a_daemon_reads_back_only_the_urls_of_the_hosts_it_holds(
     engine: AsyncEngine,
 ) -> None:
     await queue(engine, "a", "b", "c", per_host=3)
-    async with engine.begin() as connection:
-        await storage.claim_hosts(connection, "d1", now=0, until=10, limit=2)
+    await claim(engine, "d1", now=1, limit=2)
     async with engine.connect() as connection:
         held = set(await storage.held_hosts(connection, "d1"))
         by_score = [
@@ -103,6 +104,39 @@ async def test_a_daemon_reads_back_only_the_urls_of_the_hosts_it_holds(
     assert len(by_score) == len(ranked) == 6
     assert counts == dict.fromkeys(held, 3)
     assert (hosts, everyone, anything) == (2, 3, True)
+
+
+async def test_only_registered_hosts_are_claimed_and_each_is_registered_once(
+    engine: AsyncEngine,
+) -> None:
+    await queue(engine, "a", "b")
+    async with engine.begin() as connection:
+        assert await storage.claim_hosts(connection, "d1", now=1, until=30, limit=5) == []
+        assert await storage.register_hosts(connection) == 2
+        assert await storage.register_hosts(connection) == 0
+    await queue(engine, "c")  # found after the census: claimed after the next
+    async with engine.begin() as connection:
+        assert sorted(await storage.claim_hosts(connection, "d1", now=1, until=30, limit=5)) == [
+            "a",
+            "b",
+        ]
+        assert await storage.register_hosts(connection) == 1
+        assert await storage.claim_hosts(connection, "d2", now=1, until=30, limit=5) == ["c"]
+
+
+async def test_a_census_is_read_back_while_it_is_recent(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        await storage.save_daemon(
+            connection, DaemonRecord("a", 0.0, 10.0, queued_hosts=7, counted_at=10.0)
+        )
+        await storage.save_daemon(
+            connection, DaemonRecord("b", 0.0, 20.0, queued_hosts=9, counted_at=20.0)
+        )
+        await storage.save_daemon(connection, DaemonRecord("c", 0.0, 30.0))  # took none
+    async with engine.connect() as connection:
+        assert await storage.latest_census(connection, since=5.0) == 9  # the latest
+        assert await storage.latest_census(connection, since=20.0) == 9
+        assert await storage.latest_census(connection, since=21.0) is None  # too old
 
 
 async def test_daemons_heartbeats_are_kept_and_the_live_ones_counted(
@@ -131,7 +165,7 @@ async def test_daemons_claiming_at_once_never_share_a_host(db_url: str) -> None:
         await queue(engines[0], *(f"h{i}" for i in range(40)))
         rounds = await asyncio.gather(
             *(
-                claim(engine, f"d{n}", now=0, limit=4)
+                claim(engine, f"d{n}", now=1, limit=4)
                 for _ in range(3)
                 for n, engine in enumerate(engines)
             )
