@@ -40,10 +40,13 @@ The leases' limit. On a table of `--hosts` (100,000) host leases, held by
   statement) with 1 to 32 clients: claims and rows claimed a second; and its renewal
   (`UPDATE host_leases ... WHERE owner = ...`, a daemon's share of rows);
 - the real lease tick (crawler/engine/leases.py's `HostLeases.tick`: renew, heartbeat,
-  count, rebalance, claim) of simulated daemons, back to back for `--tick-seconds`, at
-  two frontier sizes (`--queued-per-host`); with EXPLAIN ANALYZE of each statement;
+  rebalance, claim, count) of simulated daemons, back to back for `--tick-seconds`, at
+  two frontier sizes (`--queued-per-host`), each reusing the census of the hosts with
+  queued URLs that one of them took before; with EXPLAIN ANALYZE of each statement, and
+  of the census's (the registration of hosts found since the last, and the count);
 - a model: a daemon ticks every lease_seconds / 4, so N daemons need N * 4 / lease_seconds
-  ticks a second, each costing the database the CPU measured (a straight line in the
+  ticks a second, each costing the database the CPU measured, and the census is taken
+  once in that interval, whatever the number of daemons (each a straight line in the
   frontier's size, fitted on the two sizes); the daemons one core of PostgreSQL serves,
   and what 100 daemons need.
 
@@ -226,28 +229,39 @@ def fit_line(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
 class ModelRow:
     queued_urls: int
     tick_cpu_s: float  # database CPU seconds a tick
+    census_cpu_s: float  # database CPU seconds a census, once a tick interval
     ticks_per_second: float  # what the daemons ask
     cores_needed: float  # database cores that takes
     daemons_per_core: float  # daemons one database core keeps ticking
 
 
 def lease_model(
-    line: tuple[float, float], queued: Iterable[int], *, daemons: int, lease_seconds: float
+    line: tuple[float, float],
+    queued: Iterable[int],
+    *,
+    daemons: int,
+    lease_seconds: float,
+    census: tuple[float, float] = (0.0, 0.0),
 ) -> list[ModelRow]:
-    """From a tick's database CPU as a line in the queued URLs: for each frontier size,
-    the database cores `daemons` daemons need, and the daemons a core can serve."""
+    """From a tick's database CPU and a census's, each a line in the queued URLs: for
+    each frontier size, the database cores `daemons` daemons need, and the daemons a
+    core can serve. The daemons take one census a tick interval between them."""
     intercept, slope = line
     rows = []
     for size in queued:
         cost = max(intercept + slope * size, 1e-9)
+        census_cost = max(census[0] + census[1] * size, 0.0)
+        census_cores = census_cost * ticks_needed(1, lease_seconds)
         needed = ticks_needed(daemons, lease_seconds)
         rows.append(
             ModelRow(
                 queued_urls=size,
                 tick_cpu_s=cost,
+                census_cpu_s=census_cost,
                 ticks_per_second=needed,
-                cores_needed=needed * cost,
-                daemons_per_core=1.0 / (ticks_needed(1, lease_seconds) * cost),
+                cores_needed=needed * cost + census_cores,
+                daemons_per_core=max(1.0 - census_cores, 0.0)
+                / (ticks_needed(1, lease_seconds) * cost),
             )
         )
     return rows
@@ -721,8 +735,6 @@ def claim_script(limit: int) -> str:
     import storage
 
     async def record(connection: Any) -> None:
-        # a limit the insert of never-leased hosts cannot fill (it finds none here),
-        # then the update of free ones
         await storage.claim_hosts(connection, OWNER, now=NOW, until=UNTIL, limit=limit)
 
     statement = compiled(record)[-1]
@@ -748,16 +760,28 @@ def renew_script(daemons: int) -> str:
 
 
 def tick_statements(owner: str) -> list[str]:
-    """A tick's statements as `HostLeases.tick` runs them (the heartbeat aside)."""
+    """A tick's statements as `HostLeases.tick` runs them when another daemon's census
+    is recent (the heartbeat aside)."""
     import storage
 
     async def record(connection: Any) -> None:
         await storage.renew_leases(connection, owner, until=UNTIL)
+        await storage.latest_census(connection, since=NOW)
         await storage.count_queued_by_host(connection, owner)
         await storage.live_daemons(connection, since=NOW)
-        await storage.count_queued_hosts(connection)
         await storage.claim_hosts(connection, owner, now=NOW, until=UNTIL, limit=10)
         await storage.any_queued(connection)
+
+    return [" ".join(s.split()) for s in compiled(record)]
+
+
+def census_statements() -> list[str]:
+    """A census's statements, as the tick that takes it runs them."""
+    import storage
+
+    async def record(connection: Any) -> None:
+        await storage.register_hosts(connection)
+        await storage.count_queued_hosts(connection)
 
     return [" ".join(s.split()) for s in compiled(record)]
 
@@ -828,7 +852,8 @@ def pgbench(server: Any, db: str, script: Path, clients: int, seconds: float) ->
 
 async def simulate_ticks(url: str, daemons: int, concurrent: int, seconds: float) -> dict[str, Any]:
     """`daemons` lease keepers (the real HostLeases, holder-I), `concurrent` of them
-    ticking at once, back to back, for `seconds`."""
+    ticking at once, back to back, for `seconds`, after one of them took the census
+    (which the others reuse for a tick interval: `seconds` must be shorter)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -841,6 +866,9 @@ async def simulate_ticks(url: str, daemons: int, concurrent: int, seconds: float
     ]
     for keeper in keepers:
         await keeper.join()
+    if seconds >= keepers[0].interval:
+        raise SystemExit(f"--tick-seconds must be under a tick interval, {keepers[0].interval} s")
+    await keepers[-1].tick(busy=(), pages=0, rate=0.0)  # the census, before the clock starts
     latencies: list[float] = []
     claimed = 0
 
@@ -906,6 +934,7 @@ def run_model(server: Any, args: argparse.Namespace, results: dict[str, Any]) ->
         db = database_name(url)
         fill(server, db, args.hosts, per_host, args.model_daemons, args.free_fraction)
         statements = {sql: explain(server, db, sql) for sql in tick_statements("holder-5")}
+        census = {sql: explain(server, db, sql) for sql in census_statements()}
         pg = postmaster_pid(server)
         cpu = tree_cpu(pg)
         client = time.process_time()
@@ -921,6 +950,8 @@ def run_model(server: Any, args: argparse.Namespace, results: dict[str, Any]) ->
             "postgres_cpu_ms": 1000 * cpu / max(ticks["ticks"], 1),
             "client_cpu_ms": 1000 * client / max(ticks["ticks"], 1),
             "statements_ms": statements,
+            "census_statements_ms": census,
+            "census_ms": sum(census.values()),
         }
         model["ticks"].append(ticks)
         print(json.dumps({"tick": ticks}), file=sys.stderr, flush=True)
@@ -991,19 +1022,27 @@ def print_model(args: argparse.Namespace, model: dict[str, Any]) -> list[ModelRo
         print(f"a tick's statements at {t['queued_urls']:,} queued URLs, EXPLAIN ANALYZE ms:")
         for sql, ms in t["statements_ms"].items():
             print(f"  {ms:8.1f}  {sql[:88]}")
+        print("  and the census's, once a tick interval among all the daemons:")
+        for sql, ms in t["census_statements_ms"].items():
+            print(f"  {ms:8.1f}  {sql[:88]}")
     line = fit_line([(t["queued_urls"], t["postgres_cpu_ms"] / 1000) for t in model["ticks"]])
+    census = fit_line([(t["queued_urls"], t["census_ms"] / 1000) for t in model["ticks"]])
     measured = {t["queued_urls"] for t in model["ticks"]}
     sizes = sorted(measured | {10 * args.hosts, 100 * args.hosts})
-    rows = lease_model(line, sizes, daemons=args.model_daemons, lease_seconds=args.lease_seconds)
+    rows = lease_model(
+        line, sizes, daemons=args.model_daemons, lease_seconds=args.lease_seconds, census=census
+    )
     print(
         f"model: a daemon ticks every {args.lease_seconds / TICKS_PER_LEASE:g} s (lease_seconds "
         f"{args.lease_seconds:g} / {TICKS_PER_LEASE}); a tick costs PostgreSQL "
-        f"{line[0] * 1000:.1f} ms + {line[1] * 1e6:.3f} ms per 1,000 queued URLs of CPU"
+        f"{line[0] * 1000:.1f} ms + {line[1] * 1e6:.3f} ms per 1,000 queued URLs of CPU, "
+        f"the census {census[0] * 1000:.1f} ms + {census[1] * 1e6:.3f} ms (EXPLAIN ANALYZE)"
     )
     print_table(
         [
             "queued-URLs",
             "PG-ms/tick",
+            "PG-ms/census",
             f"ticks/s-of-{args.model_daemons}",
             "PG-cores-needed",
             "daemons-a-core-serves",
@@ -1013,6 +1052,7 @@ def print_model(args: argparse.Namespace, model: dict[str, Any]) -> list[ModelRo
             [
                 f"{r.queued_urls:,}",
                 fmt(r.tick_cpu_s * 1000, 1),
+                fmt(r.census_cpu_s * 1000, 1),
                 fmt(r.ticks_per_second, 2),
                 fmt(r.cores_needed, 2),
                 fmt(r.daemons_per_core, 0),

@@ -103,6 +103,13 @@ def test_the_model_asks_a_tick_of_each_daemon_every_quarter_lease(cluster: Modul
     assert small.daemons_per_core == pytest.approx(1 / (4 / 60 * 0.2))
     assert large.cores_needed == pytest.approx(100 * 4 / 60 * 1.1)
     assert large.daemons_per_core < small.daemons_per_core
+    # one census a tick interval among all the daemons, however many
+    rows = cluster.lease_model(
+        (0.1, 0.0), [1_000_000], daemons=100, lease_seconds=60.0, census=(0.5, 1e-6)
+    )
+    assert rows[0].census_cpu_s == pytest.approx(1.5)
+    assert rows[0].cores_needed == pytest.approx(100 * 4 / 60 * 0.1 + 4 / 60 * 1.5)
+    assert rows[0].daemons_per_core == pytest.approx((1 - 4 / 60 * 1.5) / (4 / 60 * 0.1))
 
 
 def test_pgbench_runs_the_projects_claim_and_renewal(cluster: ModuleType) -> None:
@@ -118,5 +125,8 @@ def test_pgbench_runs_the_projects_claim_and_renewal(cluster: ModuleType) -> Non
     assert "WHERE host_leases.owner = 'holder-' || :d" in renew
     statements = cluster.tick_statements("holder-5")
     assert statements[0].startswith("UPDATE host_leases SET expires_at=")
-    assert any("count(distinct(urls.host))" in sql for sql in statements)
+    assert not any("count(distinct(urls.host))" in sql for sql in statements)  # the census's
     assert any("SKIP LOCKED" in sql for sql in statements)
+    census = cluster.census_statements()
+    assert census[0].startswith("INSERT INTO host_leases")
+    assert "count(distinct(urls.host))" in census[1]
