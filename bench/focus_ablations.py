@@ -17,7 +17,9 @@ section's mean reward shrunk by n / (n + 20), not n / (n + 5)); `sections-ramped
 section's mean reward weighed in by n / (n + 100) after n fetches of the crawl);
 `sections-recent` (a section's mean over its recent fetches, each weighing 0.9 of the
 next); `sections-weighed` (a section's mean weighed by what it says of the reward beyond
-the link's estimate: least squares over the crawl's fetches, from 30 on).
+the link's estimate: least squares over the crawl's fetches, from 30 on);
+`sections-scaled` (a section's mean scaled by its head's own index over the mean score
+of the links fetched there, at most 1).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill, its largest correction and the
 weight of the sections' mean reward at the end.
@@ -189,6 +191,37 @@ class _Weighed(_EveryValueMoves):
         super().on_fetched(candidate, relevance, children)
 
 
+class _Scaled(QLearningFrontier):
+    """A section's mean reward scaled by its head's own index over the mean score of the
+    links fetched there (at most 1): a section whose best links were taken lifts its
+    weaker ones less; its optimism as it is."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self._fetched_scores: dict[str, tuple[int, float]] = {}  # section: (n, sum)
+
+    def _group_head(self, queue, group):  # type: ignore[no-untyped-def]
+        key, depth, sequence = queue[0]
+        return (key - self._scaled_bonus(group, -key), depth, sequence, group)
+
+    def _scaled_bonus(self, section: str, own: float) -> float:
+        values = self.section_values
+        record = values._arms.get(section)
+        if record is None:
+            return values.optimism
+        mean = record.reward / (record.fetched + values.prior)
+        n, total = self._fetched_scores.get(section, (0, 0.0))
+        scale = 1.0 if n == 0 or total <= 0.0 else min(1.0, max(own, 0.0) / (total / n))
+        return values.weight * mean * scale + values.optimism / math.sqrt(1 + record.tried)
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        if not candidate.revisit and candidate.depth > 0:
+            section = section_of(candidate.url)
+            n, total = self._fetched_scores.get(section, (0, 0.0))
+            self._fetched_scores[section] = (n + 1, total + candidate.score)
+        super().on_fetched(candidate, relevance, children)
+
+
 VARIANTS = {
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "untrained": lambda **kw: QLearningFrontier(model=_Untrained(), **kw),
@@ -205,6 +238,7 @@ VARIANTS = {
     "sections-ramped": lambda **kw: _EveryValueMoves(section_values=_RampedSections(100.0), **kw),
     "sections-recent": lambda **kw: QLearningFrontier(section_values=_RecentSections(0.9), **kw),
     "sections-weighed": lambda **kw: _Weighed(section_values=_WeighedSections(), **kw),
+    "sections-scaled": lambda **kw: _Scaled(**kw),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
