@@ -32,6 +32,12 @@ SQLITE_CACHED_STATEMENTS = 0
 # 650,000th page, up to 15 at once. Beyond these, a read waits its turn (at most
 # SQLAlchemy's pool_timeout, 30 s).
 SQLITE_CONNECTIONS = 5
+# SQLAlchemy keeps each asyncpg connection's last 100 prepared statements, and with them
+# PostgreSQL keeps their plans in that connection's server process. The same holds as
+# for SQLite, at a greater size: 150 batch sizes of URLs added leave a server process
+# about 100 MB of plans (the crawl's pool holds up to 15 connections, each daemon its
+# own pool). Each statement is prepared again instead.
+POSTGRES_CACHED_STATEMENTS = 0
 
 
 class StorageError(RuntimeError):
@@ -45,7 +51,13 @@ def open_engine(url: str) -> AsyncEngine:
         options: dict[str, Any] = {}
         if parsed.get_backend_name() == "postgresql":
             # several daemons share the server: a broken connection is noticed, not used
-            options = {"pool_pre_ping": True, "connect_args": {"timeout": CONNECT_TIMEOUT}}
+            options = {
+                "pool_pre_ping": True,
+                "connect_args": {
+                    "timeout": CONNECT_TIMEOUT,
+                    "prepared_statement_cache_size": POSTGRES_CACHED_STATEMENTS,
+                },
+            }
         elif parsed.get_backend_name() == "sqlite":
             options = {"connect_args": {"cached_statements": SQLITE_CACHED_STATEMENTS}}
             # a file's pool; an in-memory database has one connection, shared
