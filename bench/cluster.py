@@ -75,7 +75,7 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -850,10 +850,14 @@ def pgbench(server: Any, db: str, script: Path, clients: int, seconds: float) ->
     }
 
 
-async def simulate_ticks(url: str, daemons: int, concurrent: int, seconds: float) -> dict[str, Any]:
+async def simulate_ticks(
+    url: str, daemons: int, concurrent: int, seconds: float, postgres_cpu: Callable[[], float]
+) -> dict[str, Any]:
     """`daemons` lease keepers (the real HostLeases, holder-I), `concurrent` of them
     ticking at once, back to back, for `seconds`, after one of them took the census
-    (which the others reuse for a tick interval: `seconds` must be shorter)."""
+    (which the others reuse for a tick interval: `seconds` must be shorter). The CPU
+    seconds of PostgreSQL (`postgres_cpu`, its whole process tree) and of this process
+    are those of the ticks alone: the joins and the census come before."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -869,6 +873,7 @@ async def simulate_ticks(url: str, daemons: int, concurrent: int, seconds: float
     if seconds >= keepers[0].interval:
         raise SystemExit(f"--tick-seconds must be under a tick interval, {keepers[0].interval} s")
     await keepers[-1].tick(busy=(), pages=0, rate=0.0)  # the census, before the clock starts
+    cpu, client = postgres_cpu(), time.process_time()
     latencies: list[float] = []
     claimed = 0
 
@@ -888,8 +893,12 @@ async def simulate_ticks(url: str, daemons: int, concurrent: int, seconds: float
         await asyncio.gather(*(ticker(k, started + seconds) for k in range(concurrent)))
         elapsed = time.monotonic() - started
     finally:
+        client = time.process_time() - client
         await engine.dispose()
+    await asyncio.sleep(0.7)  # the backends exit and the postmaster reaps them
     return {
+        "postgres_cpu_s": postgres_cpu() - cpu,
+        "client_cpu_s": client,
         "ticks": len(latencies),
         "ticks_per_second": len(latencies) / elapsed,
         "latency_ms": 1000 * statistics.median(latencies) if latencies else None,
@@ -936,19 +945,20 @@ def run_model(server: Any, args: argparse.Namespace, results: dict[str, Any]) ->
         statements = {sql: explain(server, db, sql) for sql in tick_statements("holder-5")}
         census = {sql: explain(server, db, sql) for sql in census_statements()}
         pg = postmaster_pid(server)
-        cpu = tree_cpu(pg)
-        client = time.process_time()
         ticks = asyncio.run(
-            simulate_ticks(url, args.model_daemons, args.tick_clients, args.tick_seconds)
+            simulate_ticks(
+                url,
+                args.model_daemons,
+                args.tick_clients,
+                args.tick_seconds,
+                postgres_cpu=lambda pg=pg: tree_cpu(pg),
+            )
         )
-        time.sleep(0.7)
-        cpu = tree_cpu(pg) - cpu
-        client = time.process_time() - client
         ticks |= {
             "queued_per_host": per_host,
             "queued_urls": args.hosts * per_host,
-            "postgres_cpu_ms": 1000 * cpu / max(ticks["ticks"], 1),
-            "client_cpu_ms": 1000 * client / max(ticks["ticks"], 1),
+            "postgres_cpu_ms": 1000 * ticks["postgres_cpu_s"] / max(ticks["ticks"], 1),
+            "client_cpu_ms": 1000 * ticks["client_cpu_s"] / max(ticks["ticks"], 1),
             "statements_ms": statements,
             "census_statements_ms": census,
             "census_ms": sum(census.values()),
