@@ -1,5 +1,5 @@
 """What a commit tells the crawl: the frontier learns each stored page's relevance and
-takes its new links, the URLs under way are released, the re-visits see their sources.
+takes its new links, the URLs under way are released as stored, the re-visits see their sources.
 
 Only committed results come here (`StorageWriter.on_committed`), so the frontier never
 holds a URL the database lacks.
@@ -37,7 +37,7 @@ class CommitFeedback:
             candidate, record = item.write.candidate, item.write.record
             self.frontier.stored(candidate.url_id)
             self.frontier.drop(item.dropped)
-            self.fetched.end([candidate.url, *(hop.url for hop in item.write.reached)])
+            self.fetched.stored([candidate.url, *(hop.url for hop in item.write.reached)])
             contexts = item.write.contexts
             children = [candidate_of(queued, contexts.get(queued.url)) for queued in item.new_urls]
             relevance = 0.0 if record is None else record.relevance or 0.0
