@@ -17,6 +17,7 @@ from prometheus_client import CollectorRegistry
 import storage
 from crawler import __version__
 from crawler.config import CrawlConfig
+from crawler.cores import compute_on_the_calling_thread
 from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
 from crawler.engine.leases import HostLeases, default_daemon_id
 from crawler.engine.pool_control import PoolControl
@@ -53,6 +54,7 @@ async def run_crawl(
     config.check_runnable()
     return_large_blocks()  # a big page's body leaves with it (crawler.memory)
     collect_cycles_in_bulk()  # each 10,000 young objects, not 700 (crawler.memory)
+    compute_on_the_calling_thread()  # no BLAS thread spinning on a core (crawler.cores)
     seeds = parse_seeds(config.seeds)
     guard = NetworkGuard(
         allow_private=config.allow_private_networks, allowed=config.allowed_networks
