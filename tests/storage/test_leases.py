@@ -203,3 +203,42 @@ async def test_writers_of_overlapping_links_at_once_do_not_deadlock(db_url: str)
         for engine in engines:
             await engine.dispose()
     assert sum(added) == sum(known.values())  # each URL new to one writer only
+
+
+async def test_the_census_counts_and_registers_each_host_with_queued_urls_once(
+    engine: AsyncEngine,
+) -> None:
+    """However many URLs each has queued; a host whose URLs are all fetched is not
+    counted, and a host found later is registered at the next census."""
+    await queue(engine, "a.test", "c.test", per_host=1)
+    await queue(engine, "b.test", "d.test", per_host=40)
+    async with engine.begin() as connection:  # d.test's URLs all fetched
+        fetched = await storage.queued_with_parents(connection, limit=200)
+        await storage.record_fetches(
+            connection,
+            [
+                storage.FetchRecord(
+                    url_id=q.id,
+                    final_url=None,
+                    status=200,
+                    content_type="text/html",
+                    content_length=10,
+                    relevance=0.1,
+                    title=None,
+                    fetched_at=storage.utc_now(),
+                    error=None,
+                )
+                for q in fetched
+                if q.host == "d.test"
+            ],
+        )
+    async with engine.begin() as connection:
+        assert await storage.count_queued_hosts(connection) == 3
+        assert await storage.register_hosts(connection) == 3
+        assert await storage.register_hosts(connection) == 0
+        claimed = await storage.claim_hosts(connection, "d1", now=1, until=30, limit=9)
+        assert sorted(claimed) == ["a.test", "b.test", "c.test"]
+    async with engine.begin() as connection:
+        await storage.add_urls(connection, [NewUrl("http://0.test/", "0.test", 0, 0.5)])
+        assert await storage.count_queued_hosts(connection) == 4
+        assert await storage.register_hosts(connection) == 1
