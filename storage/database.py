@@ -35,7 +35,7 @@ SQLITE_CONNECTIONS = 5
 # SQLAlchemy keeps each asyncpg connection's last 100 prepared statements, and with them
 # PostgreSQL keeps their plans in that connection's server process. The same holds as
 # for SQLite, at a greater size: 150 batch sizes of URLs added leave a server process
-# about 100 MB of plans (the crawl's pool holds up to 15 connections, each daemon its
+# 90 MB of plans (the crawl's pool holds up to 15 connections, each daemon its
 # own pool). Each statement is prepared again instead.
 POSTGRES_CACHED_STATEMENTS = 0
 
