@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.net.fetched_urls import FetchedUrls
 from storage import NewUrl
+from tests.storage.helpers import fetched
 
 
 def count_statements(db: AsyncEngine) -> list[str]:
@@ -24,22 +25,7 @@ def count_statements(db: AsyncEngine) -> list[str]:
 async def store_done(db: AsyncEngine, url: str) -> None:
     async with db.begin() as connection:
         [queued] = await storage.add_urls(connection, [NewUrl(url, "a.test", 0, 0.5)])
-        await storage.record_fetches(
-            connection,
-            [
-                storage.FetchRecord(
-                    url_id=queued.id,
-                    final_url=None,
-                    status=200,
-                    content_type="text/html",
-                    content_length=100,
-                    relevance=0.5,
-                    title=None,
-                    fetched_at=storage.utc_now(),
-                    error=None,
-                )
-            ],
-        )
+        await storage.record_fetches(connection, [fetched(queued.id)])
 
 
 async def test_a_url_stored_here_is_refused_from_memory_and_others_by_the_database(

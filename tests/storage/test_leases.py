@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
 from storage import DaemonRecord, NewUrl
+from tests.storage.helpers import fetched
 
 
 async def queue(engine: AsyncEngine, *hosts: str, per_host: int = 2) -> None:
@@ -213,24 +214,9 @@ async def test_the_census_counts_and_registers_each_host_with_queued_urls_once(
     await queue(engine, "a.test", "c.test", per_host=1)
     await queue(engine, "b.test", "d.test", per_host=40)
     async with engine.begin() as connection:  # d.test's URLs all fetched
-        fetched = await storage.queued_with_parents(connection, limit=200)
+        queued = await storage.queued_with_parents(connection, limit=200)
         await storage.record_fetches(
-            connection,
-            [
-                storage.FetchRecord(
-                    url_id=q.id,
-                    final_url=None,
-                    status=200,
-                    content_type="text/html",
-                    content_length=10,
-                    relevance=0.1,
-                    title=None,
-                    fetched_at=storage.utc_now(),
-                    error=None,
-                )
-                for q in fetched
-                if q.host == "d.test"
-            ],
+            connection, [fetched(q.id) for q in queued if q.host == "d.test"]
         )
     async with engine.begin() as connection:
         assert await storage.count_queued_hosts(connection) == 3
