@@ -1,5 +1,6 @@
 """What a commit tells the crawl: the frontier learns each stored page's relevance and
-takes its new links, the URLs under way are released as stored, the re-visits see their sources.
+takes its new links, the URLs under way are released as stored, the re-visits see their
+sources.
 
 Only committed results come here (`StorageWriter.on_committed`), so the frontier never
 holds a URL the database lacks.

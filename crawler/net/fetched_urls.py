@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.net.urls import KnownUrls
 
-STORED_MEMORY = 2**15  # committed URLs remembered, per generation (about 5 MB for both, full)
+STORED_MEMORY = 2**14  # committed URLs remembered, per generation (2 MB for both, full)
 
 
 class FetchedUrls:
