@@ -35,23 +35,23 @@ async def test_a_url_stored_here_is_refused_from_memory_and_others_by_the_databa
     try:
         await storage.create_schema(db)
         await store_done(db, "http://a.test/elsewhere")  # stored, but not by this process
-        fetched = FetchedUrls(db, memory=2)
+        urls = FetchedUrls(db, memory=2)
         statements = count_statements(db)
 
-        fetched.begin("http://a.test/page")
-        fetched.stored(["http://a.test/page", "http://a.test/target"])  # a visit and its hop
-        assert "http://a.test/page" not in fetched  # no longer under way
-        assert not await fetched.claim("http://a.test/page")
-        assert not await fetched.claim("http://a.test/target")
+        urls.begin("http://a.test/page")
+        urls.stored(["http://a.test/page", "http://a.test/target"])  # a visit and its hop
+        assert "http://a.test/page" not in urls  # no longer under way
+        assert not await urls.claim("http://a.test/page")
+        assert not await urls.claim("http://a.test/target")
         assert statements == []  # memory answered
 
-        assert not await fetched.claim("http://a.test/elsewhere")
-        assert await fetched.claim("http://a.test/new")
+        assert not await urls.claim("http://a.test/elsewhere")
+        assert await urls.claim("http://a.test/new")
         assert len(statements) == 2  # the database answered each
 
         # a memory of two a generation forgets the oldest as it fills
-        fetched.stored([f"http://a.test/later/{i}" for i in range(4)])
-        assert await fetched.claim("http://a.test/page")  # not in the database: free
+        urls.stored([f"http://a.test/later/{i}" for i in range(4)])
+        assert await urls.claim("http://a.test/page")  # not in the database: free
         assert len(statements) == 3
     finally:
         await db.dispose()
