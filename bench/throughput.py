@@ -36,21 +36,28 @@ from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from testbed_process import served_testbed  # noqa: E402
+from testbed_process import cpu_seconds, served_testbed_process  # noqa: E402
 
 PORT = 18_431
 KINDS = ("crawler", "crawler-one-processor", "crawler-warc", "scrapy", "minimal")
 DEFAULT_KINDS = ["crawler", "scrapy", "minimal"]
 
 
-def measure(kind: str, seed: str, hosts: list[str], max_pages: int, concurrency: int) -> dict:
+def measure(
+    kind: str, seed: str, hosts: list[str], max_pages: int, concurrency: int, server: int | None
+) -> dict:
+    """One run; with the testbed's `server` process, the CPU time it spent serving it."""
     with tempfile.TemporaryDirectory() as scratch:
         db = f"sqlite+aiosqlite:///{scratch}/bench.db"
         command = [sys.executable, str(HERE / "measure.py"), kind, seed, str(max_pages)]
+        served_before = None if server is None else cpu_seconds(server)
         output = subprocess.run(
             [*command, str(concurrency), db, *hosts], capture_output=True, text=True, check=True
         ).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    result = json.loads(output.strip().splitlines()[-1])
+    if server is not None and served_before is not None:
+        result["server_cpu_seconds"] = cpu_seconds(server) - served_before
+    return result
 
 
 def summarize(runs: list[dict]) -> dict:
@@ -60,6 +67,12 @@ def summarize(runs: list[dict]) -> dict:
         "pages_per_second": statistics.median(r["pages"] / r["seconds"] for r in runs),
         "cpu_ms_per_page": statistics.median(1000 * r["cpu_seconds"] / r["pages"] for r in runs),
         "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in runs),
+        # the machine's cores the crawler and the testbed's server kept busy together
+        "cores_busy": statistics.median(
+            (r["cpu_seconds"] + r["server_cpu_seconds"]) / r["seconds"] for r in runs
+        )
+        if all("server_cpu_seconds" in r for r in runs)
+        else None,
     }
 
 
@@ -70,11 +83,15 @@ def print_table(size: int | str, runs: dict[str, list[dict]]) -> None:
     runs)."""
     summary = {kind: summarize(kind_runs) for kind, kind_runs in runs.items()}
     print(f"\n{f'testbed of {size:,} pages' if isinstance(size, int) else size}; medians")
-    print(f"{'':22} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}")
+    print(
+        f"{'':22} {'runs':>4} {'pages':>8} {'pages/s':>8} {'CPU ms/page':>11} {'peak MB':>8}"
+        f" {'cores busy':>10}"
+    )
     for kind, row in summary.items():
+        cores = "" if row["cores_busy"] is None else f"{row['cores_busy']:10.2f}"
         print(
             f"{kind:22} {row['runs']:4} {row['pages']:8.0f} {row['pages_per_second']:8.0f} "
-            f"{row['cpu_ms_per_page']:11.2f} {row['peak_rss_mb']:8.0f}"
+            f"{row['cpu_ms_per_page']:11.2f} {row['peak_rss_mb']:8.0f} {cores}"
         )
     mine = [kind for kind in runs if kind.startswith("crawler")]
     for kind in mine:
@@ -110,7 +127,7 @@ def main() -> None:
     if args.seeds_file:
         seeds = args.seeds_file.read_text().split()
         hosts = sorted({urlsplit(url).hostname or "" for url in seeds})
-        runs = run_interleaved(args, str(args.seeds_file), hosts, args.max_pages or 0)
+        runs = run_interleaved(args, str(args.seeds_file), hosts, args.max_pages or 0, None)
         print_table(str(args.seeds_file), runs)
         write_results(args, {str(args.seeds_file): runs})
         return
@@ -118,22 +135,24 @@ def main() -> None:
     results: dict[str, dict[str, list[dict]]] = {}
     for size in args.sizes:
         max_pages = args.max_pages or 0  # 0: to the end of the web
-        with served_testbed(port=PORT, pages=size, hosts=args.hosts) as (seed, hosts):
-            runs = run_interleaved(args, seed, hosts, max_pages)
+        testbed = served_testbed_process(port=PORT, pages=size, hosts=args.hosts)
+        with testbed as (seed, hosts, server):
+            runs = run_interleaved(args, seed, hosts, max_pages, server.pid)
         results[str(size)] = runs
         print_table(size, runs)
         write_results(args, results)  # after every size: a long run keeps what it has
 
 
 def run_interleaved(
-    args: argparse.Namespace, seed: str, hosts: list[str], max_pages: int
+    args: argparse.Namespace, seed: str, hosts: list[str], max_pages: int, server: int | None
 ) -> dict[str, list[dict]]:
-    """args.runs runs of each kind, the order rotating from run to run."""
+    """args.runs runs of each kind, the order rotating from run to run; `server` is the
+    testbed's process, if it serves the web."""
     runs: dict[str, list[dict]] = {kind: [] for kind in args.kinds}
     for run in range(args.runs):
         shift = run % len(args.kinds)
         for kind in [*args.kinds[shift:], *args.kinds[:shift]]:
-            result = measure(kind, seed, hosts, max_pages, args.concurrency)
+            result = measure(kind, seed, hosts, max_pages, args.concurrency, server)
             runs[kind].append(result)
             brief = {k: v for k, v in result.items() if k != "samples"}
             print(json.dumps({"web": seed, **brief}), file=sys.stderr, flush=True)
