@@ -8,8 +8,9 @@ processors, c servers each take a page and have it analysed in a worker process
 taken: the learned state has one owner and sees the pages in the queue's order, so the
 scores are those one processor would give. A page that meets a full queue waits with its
 fetcher until a server frees a place (blocking after service, `wait_for_room`): waiters
-enter in the order they began to wait. Every page's service (one server's time on it)
-and every server's wait for work is told to the pool's statistics.
+enter in the order they began to wait. Every page's service (from its taking to its
+score: with a worker's two pages, the wait behind the other one and for its turn
+included) and every server's wait for work is told to the pool's statistics.
 """
 
 from __future__ import annotations
