@@ -170,7 +170,7 @@ def main() -> None:
                 + children.ru_stime,
                 # peak resident memory: the process's own, or with its workers' (sampled)
                 "peak_rss_mb": max(
-                    usage.ru_maxrss / 1024, *(s[2] for s in samples if s[2] is not None)
+                    [usage.ru_maxrss / 1024, *(s[2] for s in samples if s[2] is not None)]
                 ),
                 "warc_mb": sum(f.stat().st_size for f in warc_directory(db).glob("*")) / 2**20,
                 "samples": samples,
