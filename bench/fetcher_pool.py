@@ -7,9 +7,9 @@ on a real web given by --seeds-file (the real-HTML benchmark web: bench/realweb/
 Each configuration crawls for --duration seconds or --max-pages pages, politeness off,
 runs interleaved. The measured cost is the paper's: gamma * (fraction of time the
 processor idled) + arrivals at a full queue per second (blocked, or lost with
---full-queue drop), with one gamma for all: gamma(K) = mu (K + 2) / K for the mu
-measured in a first, calibrating run. Requests per stored page are counted by the
-crawler's own request counter.
+--full-queue drop), with one gamma for all: gamma(K, c) (mu (K + 2) / K for one
+server) for the mu measured in a first, calibrating run. Requests per stored page are
+counted by the crawler's own request counter.
 
     python bench/fetcher_pool.py [--latency 0.1] [--duration 15] [--runs 3]
     python bench/fetcher_pool.py --seeds-file /tmp/realweb/seeds.txt --max-pages 8000 \
@@ -28,6 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from testbed_process import served_testbed
+
+from policies.mm1k import critical_gamma
 
 HERE = Path(__file__).resolve().parent
 PORT = 18_533
@@ -96,9 +98,14 @@ def run_all(
     seeds: list[str], hosts: list[str], args: argparse.Namespace
 ) -> tuple[dict[str, list[dict]], float]:
     calibration = measure(seeds, hosts, args, "mm1k", "auto")
-    gamma = calibration["service_rate"] * (args.buffer + 2) / args.buffer
+    gamma = critical_gamma(
+        buffer=args.buffer,
+        service_rate=calibration["service_rate"],
+        servers=calibration["servers"],
+    )
     print(
-        f"calibration: mu {calibration['service_rate']:.0f}/s, so gamma = gamma(K) = {gamma:.0f}",
+        f"calibration: mu {calibration['service_rate']:.0f}/s a server, "
+        f"{calibration['servers']} servers, so gamma = gamma(K, c) = {gamma:.0f}",
         file=sys.stderr,
         flush=True,
     )
@@ -140,8 +147,10 @@ def print_table(
         rate = median(lambda r: r["stored"] / r["seconds"])
         arrival = median(lambda r: r["arrival_rate"] or float("nan"))
         service = median(lambda r: r["service_rate"] or float("nan"))
-        # the processor's rate while busy, as seen from outside: pages over busy time
-        seen = median(lambda r: r["pages"] / max(r["seconds"] - r["idle_seconds"], 1e-9))
+        # a server's rate while busy, as seen from outside: pages over busy server-time
+        seen = median(
+            lambda r: r["pages"] / max(r["servers"] * (r["seconds"] - r["idle_seconds"]), 1e-9)
+        )
         target = median(lambda r: r["final_target"])
         print(
             f"{name:>10} {cost:8.1f} {idle:6.2f} {median(full):7.2f} {blocked:8.2f} "

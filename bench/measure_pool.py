@@ -61,6 +61,7 @@ def main() -> None:
                 "fetchers": args.fetchers,
                 "seconds": summary.seconds,
                 "pages": summary.fetched,
+                "servers": config.processor_count(),
                 "stored": value("crawler_pages_stored_total"),
                 "requests": value("crawler_requests_total"),
                 "idle_seconds": value("crawler_processor_idle_seconds_total"),

@@ -2,8 +2,8 @@
 
 The page arrival rate per active fetcher (lambda: one over the time from dispatching a
 fetch to its page reaching the processor's queue) and the processor's service rate (mu:
-one over the time to parse, score and store a page) are exponential rates estimated
-from observed durations. Each estimate is a Gamma posterior over the rate whose
+one over a server's busy time a page) are exponential rates estimated from observed
+durations. Each estimate is a Gamma posterior over the rate whose
 evidence decays by half every `half_life` observations, so it follows a crawl whose
 hosts and pages change instead of averaging over all of it.
 """

@@ -8,9 +8,11 @@ processors, c servers each take a page and have it analysed in a worker process
 taken: the learned state has one owner and sees the pages in the queue's order, so the
 scores are those one processor would give. A page that meets a full queue waits with its
 fetcher until a server frees a place (blocking after service, `wait_for_room`): waiters
-enter in the order they began to wait. Every page's service (from its taking to its
-score: with a worker's two pages, the wait behind the other one and for its turn
-included) and every server's wait for work is told to the pool's statistics.
+enter in the order they began to wait. The pool's statistics are told the busy and
+idle time its models count, accrued from the pages' arrivals and departures
+(`ServerTime`): a page's time from its taking to its score also holds its waits inside
+the processor (behind a worker's other page, for its turn to be scored), which are not
+service.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import time
 from collections.abc import Callable
 
 from crawler.engine.pool_control import PoolControl
+from crawler.engine.server_time import ServerTime
 from crawler.engine.summary import CrawlSummary
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
@@ -71,6 +74,7 @@ class Processing:
         self._taken = 0  # pages taken by a server, in the queue's order
         self._finished = 0  # pages scored, in the same order
         self._turn = asyncio.Event()  # a page was scored: the next in order may be
+        self._server_time = ServerTime(self.servers, clock)
 
     @property
     def length(self) -> int:
@@ -90,6 +94,7 @@ class Processing:
         return self._responses.empty() and self._serving == 0
 
     def put(self, visit: Visit) -> None:
+        self._server_time.arrival()
         self._responses.put_nowait(visit)
 
     def close(self) -> None:
@@ -114,10 +119,7 @@ class Processing:
 
     async def _server(self, fetching: Callable[[], int], worker: int) -> None:
         while True:
-            waiting = self.clock()
             visit = await self._responses.get()
-            started = self.clock()
-            self.pool.idle(started - waiting)
             if visit is None:
                 self._responses.put_nowait(None)  # for the other servers
                 return
@@ -129,10 +131,11 @@ class Processing:
                 self._observe(visit, outcome, relevance)
                 self.pool.departure(
                     visit.candidate.host,
-                    self.clock() - started,
+                    self._server_time.departure(),
                     queue=self.length,
                     active=fetching(),
                 )
+                self.pool.idle(self._server_time.take_idle())
             finally:
                 self._serving -= 1
                 self._room.set()  # a place is free: the first blocked page takes it

@@ -136,7 +136,7 @@ class CrawlerMetrics:
         )
         self.processor_idle = Counter(
             "crawler_processor_idle_seconds",
-            "Time the processor's servers waited for pages (starvation), summed over them",
+            "Time the processor idled (starvation): its c servers' idle time over c",
             registry=registry,
         )
         self.pages_analysed = Counter(
@@ -160,7 +160,7 @@ class CrawlerMetrics:
         )
         self.service_rate = Gauge(
             "crawler_processor_service_rate",
-            "Estimated pages per second the processor handles (mu)",
+            "Estimated pages per second one of the processor's servers handles while busy (mu)",
             registry=registry,
         )
         self.service_rate_stddev = Gauge(
