@@ -81,3 +81,29 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
         assert 0 < expected_cost <= max(min(c) for c in nearby)
         assert 1 <= target <= 40
     assert len(await collection(db_url)) == 900
+
+
+async def test_the_servers_estimated_rate_covers_what_they_delivered(db_url: str) -> None:
+    """mu is a server's rate while busy: c servers at mu can deliver at least what the
+    crawl's processor delivered (heavy pages on a fast web, so it is busy most of the
+    crawl). Timed from each page's taking to its score, a worker's two pages counted each
+    other's time, and c mu came out at some two thirds of what was delivered."""
+    registry = CollectorRegistry()
+    async with Testbed(WebSpec(pages=2000, hosts=4), ServerSpec(paragraphs=60)) as bed:
+        summary = await crawl(
+            db_url,
+            bed.seeds,
+            registry=registry,
+            allowed_domains=tuple(bed.hostnames),
+            processors=2,
+            concurrency=32,
+            per_host_concurrency=32,
+            max_pages=800,
+        )
+    service = registry.get_sample_value("crawler_processor_service_rate")
+    idle = registry.get_sample_value("crawler_processor_idle_seconds_total")
+    assert service is not None
+    assert idle is not None
+    delivered = summary.fetched / summary.seconds
+    assert 2 * service >= 0.85 * delivered
+    assert 0 <= idle < summary.seconds  # the processor's idle time: at most all of it
