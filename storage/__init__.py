@@ -6,6 +6,7 @@ from storage.database import (
     is_shared,
     is_transient,
     open_engine,
+    open_sync_engine,
 )
 from storage.leases import (
     any_queued,
@@ -102,6 +103,7 @@ __all__ = [
     "load_warc_files",
     "mark_reached",
     "open_engine",
+    "open_sync_engine",
     "page_text",
     "queued_by_share",
     "queued_with_parents",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import Connection, event, exc, inspect, pool, text
+from sqlalchemy import Connection, Engine, create_engine, event, exc, inspect, pool, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -71,6 +71,20 @@ def open_engine(url: str) -> AsyncEngine:
         raise StorageError(f"bad database URL {url!r}: {error}") from error
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def open_sync_engine(url: str) -> Engine:
+    """A synchronous engine for a SQLite file's URL (its async driver's or not), for a
+    thread that writes to it with plain calls (`storage.writes`)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        raise StorageError(f"a synchronous engine is for SQLite, not {url!r}")
+    engine = create_engine(
+        parsed.set(drivername="sqlite"),
+        connect_args={"cached_statements": SQLITE_CACHED_STATEMENTS},
+    )
+    event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 
 

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.models import URL_QUEUED, DaemonRow, HostLease, UrlRow
 from storage.records import DaemonRecord
-from storage.repository import _insert
+from storage.writes import _insert
 
 
 def _has_queued(host_column: Any) -> Any:

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import functools
 import json
 import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, exists, func, insert, select, true, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import exists, func, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
+from storage import writes
 from storage.models import (
     URL_DONE,
     URL_QUEUED,
-    URL_REACHED,
     CrawlMeta,
     HostLease,
     HostRow,
@@ -40,8 +37,45 @@ from storage.records import (
     SourceRecord,
     TimelineSample,
 )
+from storage.writes import _SOURCE_FIELDS, _insert
 
-TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
+# The writes, on an async connection: the functions of `storage.writes` run through
+# `run_sync`, so that the storage writer's thread runs the very same ones directly.
+
+
+async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
+    """Insert the URLs not yet known; return only those that were new, in the order given."""
+    return await connection.run_sync(writes.add_urls, urls)
+
+
+async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> dict[str, int]:
+    """Record URLs fetched as redirect targets (`writes.mark_reached`)."""
+    return await connection.run_sync(writes.mark_reached, urls)
+
+
+async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRecord]) -> None:
+    await connection.run_sync(writes.record_fetches, records)
+
+
+async def save_warc_files(connection: AsyncConnection, committed: Mapping[str, int]) -> None:
+    """Record how many bytes of each WARC file hold records committed with their rows."""
+    await connection.run_sync(writes.save_warc_files, committed)
+
+
+async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -> None:
+    await connection.run_sync(writes.save_hosts, hosts)
+
+
+async def save_sources(connection: AsyncConnection, sources: Sequence[SourceRecord]) -> None:
+    await connection.run_sync(writes.save_sources, sources)
+
+
+async def save_learned_state(connection: AsyncConnection, name: str, state: bytes) -> None:
+    await connection.run_sync(writes.save_learned_state, name, state)
+
+
+async def add_timeline(connection: AsyncConnection, samples: Sequence[TimelineSample]) -> None:
+    await connection.run_sync(writes.add_timeline, samples)
 
 
 def _held_by(owner: str | None) -> Any:
@@ -51,176 +85,10 @@ def _held_by(owner: str | None) -> Any:
     return UrlRow.host.in_(select(HostLease.host).where(HostLease.owner == owner))
 
 
-def _lock_order(connection: AsyncConnection, rows: list[dict[str, Any]], key: str) -> None:
-    """On PostgreSQL, rows are written in the order of their key, so that two daemons'
-    transactions writing some of the same rows lock them in the same order and neither
-    waits for the other in a cycle (a deadlock). SQLite has one writer: order kept."""
-    if connection.dialect.name == "postgresql":
-        rows.sort(key=lambda row: row[key])
-
-
-def _insert(connection: AsyncConnection, table: Any) -> Any:
-    return _dialect_insert(connection.dialect.name, table)
-
-
-def _dialect_insert(dialect: str, table: Any) -> Any:
-    if dialect == "postgresql":
-        return postgresql.insert(table)
-    if dialect == "sqlite":
-        return sqlite.insert(table)
-    raise NotImplementedError(f"unsupported database dialect {dialect!r}")
-
-
-async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
-    """Insert the URLs not yet known; return only those that were new, in the order given."""
-    if not urls:
-        return []
-    if connection.dialect.name == "postgresql":
-        # leave out the URLs known already, read without waiting: inserting one that
-        # another daemon's open transaction is updating (its fetch being recorded) waits
-        # for that transaction, which may be waiting for this one's rows: a deadlock
-        known = set(
-            (
-                await connection.execute(
-                    select(UrlRow.url).where(UrlRow.url.in_({new.url for new in urls}))
-                )
-            ).scalars()
-        )
-        urls = [new for new in urls if new.url not in known]
-        if not urls:
-            return []
-    statement = _add_urls_statement(connection.dialect.name)
-    rows = [
-        {
-            "url": new.url,
-            "host": new.host,
-            "depth": new.depth,
-            "score": new.score,
-            "discovered_from": new.discovered_from,
-            "state": URL_QUEUED,
-            "fetch_count": 0,
-        }
-        for new in urls
-    ]
-    _lock_order(connection, rows, "url")
-    result = await connection.execute(statement, rows)
-    given = {new.url: index for index, new in enumerate(urls)}
-    return sorted((QueuedUrl(*row) for row in result.all()), key=lambda q: given[q.url])
-
-
-@functools.cache
-def _add_urls_statement(dialect: str) -> Any:
-    """Built once a dialect: a batch's statements are the same but for their rows, and
-    building one costs the writer's thread more than running it."""
-    return (
-        _dialect_insert(dialect, UrlRow)
-        .on_conflict_do_nothing(index_elements=["url"])
-        .returning(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score)
-    )
-
-
-async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> dict[str, int]:
-    """Record URLs fetched as redirect targets: known, and never queued again. Returns
-    the ids of those that were queued, by URL, for the frontier to drop."""
-    if not urls:
-        return {}
-    result = await connection.execute(
-        update(UrlRow)
-        .where(UrlRow.url.in_([new.url for new in urls]), UrlRow.state == URL_QUEUED)
-        .values(state=URL_REACHED)
-        .returning(UrlRow.url, UrlRow.id)
-    )
-    dropped = {url: url_id for url, url_id in result.all()}
-    rows = [
-        {
-            "url": new.url,
-            "host": new.host,
-            "depth": new.depth,
-            "score": new.score,
-            "discovered_from": new.discovered_from,
-            "state": URL_REACHED,
-            "fetch_count": 0,
-        }
-        for new in urls
-    ]
-    _lock_order(connection, rows, "url")
-    await connection.execute(
-        _insert(connection, UrlRow).on_conflict_do_nothing(index_elements=["url"]), rows
-    )
-    return dropped
-
-
 async def is_known_done(connection: AsyncConnection, url: str) -> bool:
     """Whether `url` was fetched (or refused for good) directly or as a redirect target."""
     state = await connection.scalar(select(UrlRow.state).where(UrlRow.url == url))
     return state is not None and state != URL_QUEUED
-
-
-_RECORD_FETCH = (
-    update(UrlRow)
-    .where(UrlRow.id == bindparam("b_id"))
-    .values(
-        state=URL_DONE,
-        final_url=bindparam("b_final_url"),
-        status=bindparam("b_status"),
-        content_type=bindparam("b_content_type"),
-        content_length=bindparam("b_content_length"),
-        relevance=bindparam("b_relevance"),
-        title=bindparam("b_title"),
-        fetched_at=bindparam("b_fetched_at"),
-        error=bindparam("b_error"),
-        fetch_count=UrlRow.fetch_count + 1,
-        # a visit that captured nothing (a timeout) keeps the last capture's place
-        warc_file=func.coalesce(bindparam("b_warc_file"), UrlRow.warc_file),
-        warc_offset=func.coalesce(bindparam("b_warc_offset"), UrlRow.warc_offset),
-    )
-)
-
-
-async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRecord]) -> None:
-    if not records:
-        return
-    # zlib lets go of the GIL: the texts are compressed on another core, before the
-    # first statement takes the database's write lock
-    texts = (
-        await asyncio.to_thread(_compressed_texts, records) if any(r.text for r in records) else []
-    )
-    updates = [
-        {
-            "b_id": record.url_id,
-            "b_final_url": record.final_url,
-            "b_status": record.status,
-            "b_content_type": record.content_type,
-            "b_content_length": record.content_length,
-            "b_relevance": record.relevance,
-            "b_title": record.title,
-            "b_fetched_at": record.fetched_at,
-            "b_error": record.error,
-            "b_warc_file": record.warc_file,
-            "b_warc_offset": record.warc_offset,
-        }
-        for record in records
-    ]
-    _lock_order(connection, updates, "b_id")
-    await connection.execute(_RECORD_FETCH, updates)
-    if texts:
-        await connection.execute(_page_text_upsert(connection.dialect.name), texts)
-
-
-@functools.cache
-def _page_text_upsert(dialect: str) -> Any:
-    statement = _dialect_insert(dialect, PageText)
-    return statement.on_conflict_do_update(
-        index_elements=["url_id"], set_={"text": statement.excluded.text}
-    )
-
-
-def _compressed_texts(records: Sequence[FetchRecord]) -> list[dict[str, Any]]:
-    return [
-        {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
-        for r in records
-        if r.text
-    ]
 
 
 async def warc_locations(
@@ -239,19 +107,6 @@ async def warc_locations(
         for url_id, name, offset in result.all()
         if name is not None and offset is not None
     }
-
-
-async def save_warc_files(connection: AsyncConnection, committed: Mapping[str, int]) -> None:
-    """Record how many bytes of each WARC file hold records committed with their rows."""
-    if not committed:
-        return
-    statement = _insert(connection, WarcFileRow)
-    statement = statement.on_conflict_do_update(
-        index_elements=["name"], set_={"committed_bytes": statement.excluded.committed_bytes}
-    )
-    await connection.execute(
-        statement, [{"name": name, "committed_bytes": size} for name, size in committed.items()]
-    )
 
 
 async def load_warc_files(connection: AsyncConnection) -> dict[str, int]:
@@ -383,23 +238,6 @@ async def count_queued_by_host(
     return {host: count for host, count in (await connection.execute(statement)).all()}
 
 
-async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -> None:
-    if not hosts:
-        return
-    statement = _insert(connection, HostRow)
-    columns = ("robots_status", "robots_body", "robots_fetched_at", "backoff", "failures")
-    statement = statement.on_conflict_do_update(
-        index_elements=["host"],
-        set_={name: getattr(statement.excluded, name) for name in (*columns, "not_before")},
-    )
-    rows = [
-        {"host": h.host, "not_before": h.not_before, **{c: getattr(h, c) for c in columns}}
-        for h in hosts
-    ]
-    _lock_order(connection, rows, "host")
-    await connection.execute(statement, rows)
-
-
 _HOST_COLUMNS = (
     HostRow.host,
     HostRow.robots_status,
@@ -444,35 +282,11 @@ async def load_host(connection: AsyncConnection, host: str) -> HostRecord | None
     return None if row is None else HostRecord(*row)
 
 
-_SOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(SourceRecord))
-
-
-async def save_sources(connection: AsyncConnection, sources: Sequence[SourceRecord]) -> None:
-    if not sources:
-        return
-    statement = _insert(connection, SourceRow)
-    statement = statement.on_conflict_do_update(
-        index_elements=["url_id"],
-        set_={name: statement.excluded[name] for name in _SOURCE_FIELDS[1:]},
-    )
-    rows = [dataclasses.asdict(source) for source in sources]
-    _lock_order(connection, rows, "url_id")
-    await connection.execute(statement, rows)
-
-
 async def load_sources(connection: AsyncConnection) -> list[SourceRecord]:
     result = await connection.execute(
         select(*(getattr(SourceRow, name) for name in _SOURCE_FIELDS)).order_by(SourceRow.url_id)
     )
     return [SourceRecord(*row) for row in result.all()]
-
-
-async def save_learned_state(connection: AsyncConnection, name: str, state: bytes) -> None:
-    statement = _insert(connection, LearnedState)
-    statement = statement.on_conflict_do_update(
-        index_elements=["name"], set_={"state": statement.excluded.state}
-    )
-    await connection.execute(statement, [{"name": name, "state": state}])
 
 
 async def load_learned_state(connection: AsyncConnection, name: str) -> bytes | None:
@@ -489,14 +303,6 @@ async def load_learned_states(connection: AsyncConnection, name: str) -> dict[st
         )
     )
     return {saved_name: state for saved_name, state in result.all()}
-
-
-async def add_timeline(connection: AsyncConnection, samples: Sequence[TimelineSample]) -> None:
-    if samples:
-        await connection.execute(
-            insert(TimelineRow),
-            [{"taken_at": s.taken_at, "values": json.dumps(s.values)} for s in samples],
-        )
 
 
 async def load_timeline(connection: AsyncConnection) -> list[TimelineSample]:

@@ -11,8 +11,9 @@ is committed: a row never points at a record that is not on disk (crawler.pipeli
 Group commit: each transaction takes everything queued when it starts, so batches grow
 by themselves while the database is busy, and an idle writer adds no delay (the
 frontier waits for these commits, so their latency decides how fresh its choices are).
-The transactions run on a loop of their own (crawler.pipeline.write_loop), not between
-the crawl's parsing and fetching.
+The transactions run in a thread of their own (crawler.pipeline.write_loop), not between
+the crawl's parsing and fetching; each is a function of a synchronous connection
+(storage.writes), which on SQLite is that thread's own.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -33,6 +35,7 @@ from crawler.net.exchange import Exchange
 from crawler.pipeline.warc_files import CaptureGroup, WarcArchive, Written
 from crawler.pipeline.write_loop import WriteLoop
 from policies import Candidate, LinkContext
+from storage import writes
 
 log = logging.getLogger(__name__)
 
@@ -160,25 +163,22 @@ class StorageWriter:
             if page.record is not None
         ]
 
-        async def transaction(
-            engine: AsyncEngine,
+        def transaction(
+            connection: Connection,
         ) -> tuple[dict[str, int], list[storage.QueuedUrl]]:
-            async with engine.begin() as connection:
-                await storage.record_fetches(connection, records)
-                # before the links: a target linked in the same batch is not queued
-                dropped = await storage.mark_reached(
-                    connection, [hop for page in pages for hop in page.reached]
-                )
-                new_urls = await storage.add_urls(
-                    connection, [link for page in pages for link in page.links]
-                )
-                for state in states:
-                    await storage.save_hosts(connection, state.hosts)
-                    await storage.save_sources(connection, state.sources)
-                    await storage.add_timeline(connection, state.timeline)
-                    for name, blob in state.learned.items():
-                        await storage.save_learned_state(connection, name, blob)
-                await storage.save_warc_files(connection, written.committed)
+            writes.record_fetches(connection, records)
+            # before the links: a target linked in the same batch is not queued
+            dropped = writes.mark_reached(
+                connection, [hop for page in pages for hop in page.reached]
+            )
+            new_urls = writes.add_urls(connection, [link for page in pages for link in page.links])
+            for state in states:
+                writes.save_hosts(connection, state.hosts)
+                writes.save_sources(connection, state.sources)
+                writes.add_timeline(connection, state.timeline)
+                for name, blob in state.learned.items():
+                    writes.save_learned_state(connection, name, blob)
+            writes.save_warc_files(connection, written.committed)
             return dropped, new_urls
 
         for attempt in itertools.count(1):

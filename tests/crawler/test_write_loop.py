@@ -1,17 +1,19 @@
-"""The storage writer's transactions run on a loop and a thread of their own, against the
-same database file, and come back to the crawl's loop once each."""
+"""The storage writer's transactions run in a thread of their own, against the same
+database file (on SQLite through a synchronous connection of that thread's own), and
+come back to the crawl's loop once each."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import Connection, text
 
 import storage
 from crawler.pipeline.write_loop import WriteLoop
+from storage import writes
 
 
 async def test_a_transaction_runs_on_the_writers_thread_against_the_same_database(
@@ -22,12 +24,10 @@ async def test_a_transaction_runs_on_the_writers_thread_against_the_same_databas
     loop = WriteLoop(db)
     ran_on: list[str] = []
 
-    async def add(engine: AsyncEngine) -> list[storage.QueuedUrl]:
+    def add(connection: Connection) -> list[storage.QueuedUrl]:
         ran_on.append(threading.current_thread().name)
-        async with engine.begin() as connection:
-            return await storage.add_urls(
-                connection, [storage.NewUrl("http://a.test/", "a.test", 0, 0.5)]
-            )
+        assert isinstance(connection.connection.dbapi_connection, sqlite3.Connection)
+        return writes.add_urls(connection, [storage.NewUrl("http://a.test/", "a.test", 0, 0.5)])
 
     try:
         added = await loop.run(add)
@@ -48,9 +48,8 @@ async def test_a_failing_transaction_raises_its_error_in_the_caller(tmp_path: Pa
     db = storage.open_engine(f"sqlite+aiosqlite:///{tmp_path / 'crawl.db'}")
     loop = WriteLoop(db)
 
-    async def fail(engine: AsyncEngine) -> None:
-        async with engine.begin() as connection:
-            await connection.execute(text("SELECT * FROM no_such_table"))
+    def fail(connection: Connection) -> None:
+        connection.execute(text("SELECT * FROM no_such_table"))
 
     try:
         with pytest.raises(Exception, match="no_such_table"):

@@ -1,0 +1,254 @@
+"""The writes of a crawl's results, as functions of a synchronous connection.
+
+The storage writer runs them in its own thread on a SQLite connection of its own, each
+statement a plain call (`crawler.pipeline.write_loop`); through an async connection
+(aiosqlite's, asyncpg's) every statement would be handed to the driver's thread or
+loop and back, several times a statement, which cost the writer's transactions twice
+the CPU they take this way (`bench/writer_cost.py`). `storage.repository` runs the same
+functions on an async connection, through `run_sync`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage.models import (
+    URL_DONE,
+    URL_QUEUED,
+    URL_REACHED,
+    HostRow,
+    LearnedState,
+    PageText,
+    SourceRow,
+    TimelineRow,
+    UrlRow,
+    WarcFileRow,
+)
+from storage.records import FetchRecord, HostRecord, NewUrl, QueuedUrl, SourceRecord, TimelineSample
+
+TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
+_SOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(SourceRecord))
+
+
+def _lock_order(
+    connection: Connection | AsyncConnection, rows: list[dict[str, Any]], key: str
+) -> None:
+    """On PostgreSQL, rows are written in the order of their key, so that two daemons'
+    transactions writing some of the same rows lock them in the same order and neither
+    waits for the other in a cycle (a deadlock). SQLite has one writer: order kept."""
+    if connection.dialect.name == "postgresql":
+        rows.sort(key=lambda row: row[key])
+
+
+def _insert(connection: Connection | AsyncConnection, table: Any) -> Any:
+    return _dialect_insert(connection.dialect.name, table)
+
+
+def _dialect_insert(dialect: str, table: Any) -> Any:
+    if dialect == "postgresql":
+        return postgresql.insert(table)
+    if dialect == "sqlite":
+        return sqlite.insert(table)
+    raise NotImplementedError(f"unsupported database dialect {dialect!r}")
+
+
+def add_urls(connection: Connection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
+    """Insert the URLs not yet known; return only those that were new, in the order given."""
+    if not urls:
+        return []
+    if connection.dialect.name == "postgresql":
+        # leave out the URLs known already, read without waiting: inserting one that
+        # another daemon's open transaction is updating (its fetch being recorded) waits
+        # for that transaction, which may be waiting for this one's rows: a deadlock
+        known = set(
+            connection.execute(
+                select(UrlRow.url).where(UrlRow.url.in_({new.url for new in urls}))
+            ).scalars()
+        )
+        urls = [new for new in urls if new.url not in known]
+        if not urls:
+            return []
+    statement = _add_urls_statement(connection.dialect.name)
+    rows = _url_rows(urls, URL_QUEUED)
+    _lock_order(connection, rows, "url")
+    result = connection.execute(statement, rows)
+    given = {new.url: index for index, new in enumerate(urls)}
+    return sorted((QueuedUrl(*row) for row in result.all()), key=lambda q: given[q.url])
+
+
+def _url_rows(urls: Sequence[NewUrl], state: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "url": new.url,
+            "host": new.host,
+            "depth": new.depth,
+            "score": new.score,
+            "discovered_from": new.discovered_from,
+            "state": state,
+            "fetch_count": 0,
+        }
+        for new in urls
+    ]
+
+
+@functools.cache
+def _add_urls_statement(dialect: str) -> Any:
+    """Built once a dialect: a batch's statements are the same but for their rows, and
+    building one costs the writer's thread more than running it."""
+    return (
+        _dialect_insert(dialect, UrlRow)
+        .on_conflict_do_nothing(index_elements=["url"])
+        .returning(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score)
+    )
+
+
+def mark_reached(connection: Connection, urls: Sequence[NewUrl]) -> dict[str, int]:
+    """Record URLs fetched as redirect targets: known, and never queued again. Returns
+    the ids of those that were queued, by URL, for the frontier to drop."""
+    if not urls:
+        return {}
+    result = connection.execute(
+        update(UrlRow)
+        .where(UrlRow.url.in_([new.url for new in urls]), UrlRow.state == URL_QUEUED)
+        .values(state=URL_REACHED)
+        .returning(UrlRow.url, UrlRow.id)
+    )
+    dropped = {url: url_id for url, url_id in result.all()}
+    rows = _url_rows(urls, URL_REACHED)
+    _lock_order(connection, rows, "url")
+    connection.execute(
+        _insert(connection, UrlRow).on_conflict_do_nothing(index_elements=["url"]), rows
+    )
+    return dropped
+
+
+_RECORD_FETCH = (
+    update(UrlRow)
+    .where(UrlRow.id == bindparam("b_id"))
+    .values(
+        state=URL_DONE,
+        final_url=bindparam("b_final_url"),
+        status=bindparam("b_status"),
+        content_type=bindparam("b_content_type"),
+        content_length=bindparam("b_content_length"),
+        relevance=bindparam("b_relevance"),
+        title=bindparam("b_title"),
+        fetched_at=bindparam("b_fetched_at"),
+        error=bindparam("b_error"),
+        fetch_count=UrlRow.fetch_count + 1,
+        # a visit that captured nothing (a timeout) keeps the last capture's place
+        warc_file=func.coalesce(bindparam("b_warc_file"), UrlRow.warc_file),
+        warc_offset=func.coalesce(bindparam("b_warc_offset"), UrlRow.warc_offset),
+    )
+)
+
+
+def record_fetches(connection: Connection, records: Sequence[FetchRecord]) -> None:
+    if not records:
+        return
+    # before the first statement takes the database's write lock
+    texts = _compressed_texts(records)
+    updates = [
+        {
+            "b_id": record.url_id,
+            "b_final_url": record.final_url,
+            "b_status": record.status,
+            "b_content_type": record.content_type,
+            "b_content_length": record.content_length,
+            "b_relevance": record.relevance,
+            "b_title": record.title,
+            "b_fetched_at": record.fetched_at,
+            "b_error": record.error,
+            "b_warc_file": record.warc_file,
+            "b_warc_offset": record.warc_offset,
+        }
+        for record in records
+    ]
+    _lock_order(connection, updates, "b_id")
+    connection.execute(_RECORD_FETCH, updates)
+    if texts:
+        connection.execute(_page_text_upsert(connection.dialect.name), texts)
+
+
+@functools.cache
+def _page_text_upsert(dialect: str) -> Any:
+    statement = _dialect_insert(dialect, PageText)
+    return statement.on_conflict_do_update(
+        index_elements=["url_id"], set_={"text": statement.excluded.text}
+    )
+
+
+def _compressed_texts(records: Sequence[FetchRecord]) -> list[dict[str, Any]]:
+    return [
+        {"url_id": r.url_id, "text": zlib.compress(r.text.encode(), TEXT_COMPRESSION_LEVEL)}
+        for r in records
+        if r.text
+    ]
+
+
+def save_warc_files(connection: Connection, committed: Mapping[str, int]) -> None:
+    """Record how many bytes of each WARC file hold records committed with their rows."""
+    if not committed:
+        return
+    statement = _insert(connection, WarcFileRow)
+    statement = statement.on_conflict_do_update(
+        index_elements=["name"], set_={"committed_bytes": statement.excluded.committed_bytes}
+    )
+    connection.execute(
+        statement, [{"name": name, "committed_bytes": size} for name, size in committed.items()]
+    )
+
+
+def save_hosts(connection: Connection, hosts: Sequence[HostRecord]) -> None:
+    if not hosts:
+        return
+    statement = _insert(connection, HostRow)
+    columns = ("robots_status", "robots_body", "robots_fetched_at", "backoff", "failures")
+    statement = statement.on_conflict_do_update(
+        index_elements=["host"],
+        set_={name: getattr(statement.excluded, name) for name in (*columns, "not_before")},
+    )
+    rows = [
+        {"host": h.host, "not_before": h.not_before, **{c: getattr(h, c) for c in columns}}
+        for h in hosts
+    ]
+    _lock_order(connection, rows, "host")
+    connection.execute(statement, rows)
+
+
+def save_sources(connection: Connection, sources: Sequence[SourceRecord]) -> None:
+    if not sources:
+        return
+    statement = _insert(connection, SourceRow)
+    statement = statement.on_conflict_do_update(
+        index_elements=["url_id"],
+        set_={name: statement.excluded[name] for name in _SOURCE_FIELDS[1:]},
+    )
+    rows = [dataclasses.asdict(source) for source in sources]
+    _lock_order(connection, rows, "url_id")
+    connection.execute(statement, rows)
+
+
+def save_learned_state(connection: Connection, name: str, state: bytes) -> None:
+    statement = _insert(connection, LearnedState)
+    statement = statement.on_conflict_do_update(
+        index_elements=["name"], set_={"state": statement.excluded.state}
+    )
+    connection.execute(statement, [{"name": name, "state": state}])
+
+
+def add_timeline(connection: Connection, samples: Sequence[TimelineSample]) -> None:
+    if samples:
+        connection.execute(
+            insert(TimelineRow),
+            [{"taken_at": s.taken_at, "values": json.dumps(s.values)} for s in samples],
+        )
