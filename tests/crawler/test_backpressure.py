@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
+import time
 from collections.abc import Sequence
 
 import pytest
 from prometheus_client import CollectorRegistry
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection
 
 import storage
 from crawler.engine import engine
+from storage import writes
 from testbed.server import Testbed
 from testbed.web import WebSpec
 from tests.crawler.helpers import GaugeWatch, collection, crawl
@@ -22,15 +23,15 @@ SECONDS_PER_RECORD = 0.01  # a writer of 100 pages a second, slower than the fet
 async def test_a_slow_writer_holds_back_the_fetchers(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    record_fetches = storage.record_fetches
+    record_fetches = writes.record_fetches
 
-    async def slow_record_fetches(
-        connection: AsyncConnection, records: Sequence[storage.FetchRecord]
-    ) -> None:
-        await asyncio.sleep(SECONDS_PER_RECORD * len(records))
-        await record_fetches(connection, records)
+    def slow_record_fetches(
+        connection: Connection, records: Sequence[storage.FetchRecord]
+    ) -> None:  # on the writer's thread, which it holds up
+        time.sleep(SECONDS_PER_RECORD * len(records))
+        record_fetches(connection, records)
 
-    monkeypatch.setattr(storage, "record_fetches", slow_record_fetches)
+    monkeypatch.setattr(writes, "record_fetches", slow_record_fetches)
     monkeypatch.setattr(engine, "MAX_WRITE_BACKLOG", BACKLOG)
     registry = CollectorRegistry()
     async with (

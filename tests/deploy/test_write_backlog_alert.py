@@ -7,17 +7,19 @@ import asyncio
 import math
 import re
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection
 
 import storage
 from crawler.config import CrawlConfig
 from crawler.engine import engine
 from crawler.service import run_crawl
+from storage import writes
 from testbed.demo import free_port
 from testbed.server import Testbed
 from testbed.web import WebSpec
@@ -48,17 +50,17 @@ async def test_a_real_backlog_fires_the_alert(
     tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prometheus = require("prometheus")
-    record_fetches = storage.record_fetches
+    record_fetches = writes.record_fetches
     writer_slow = True
 
-    async def slow_record_fetches(
-        connection: AsyncConnection, records: Sequence[storage.FetchRecord]
-    ) -> None:
+    def slow_record_fetches(
+        connection: Connection, records: Sequence[storage.FetchRecord]
+    ) -> None:  # on the writer's thread, which it holds up
         if writer_slow:
-            await asyncio.sleep(SECONDS_PER_RECORD * len(records))
-        await record_fetches(connection, records)
+            time.sleep(SECONDS_PER_RECORD * len(records))
+        record_fetches(connection, records)
 
-    monkeypatch.setattr(storage, "record_fetches", slow_record_fetches)
+    monkeypatch.setattr(writes, "record_fetches", slow_record_fetches)
     (tmp_path / "alerts.yml").write_text(
         shortened_rules((DEPLOY / "prometheus" / "alerts.yml").read_text())
     )
