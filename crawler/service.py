@@ -72,7 +72,7 @@ async def run_crawl(
     analysis: AnalysisPool | None = None
     try:
         if processors > 1:
-            analysis = await AnalysisPool.start(processors, scorer.n_features)
+            analysis = await AnalysisPool.start(processors, scorer.n_features, scope)
         await storage.create_schema(db)
         shared = storage.is_shared(db)
         crawl_id = await record_start(db, config, seeds, shared=shared)

@@ -11,7 +11,8 @@ end at the crawl's maximum depth.
 
 A site's pages share most of their links (navigation, indexes), so a `LinkResolver`
 resolves each distinct href once for every page it means the same on, and `KnownUrls`
-remembers the links already handed to storage, so that they cost nothing more.
+remembers the links already handed to storage, so that they cost nothing more;
+`LinkScope` remembers those out of scope.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ SESSION_PARAMETERS = frozenset(
 )
 RESOLVED_MEMORY = 2**14  # (place, href) answers a LinkResolver keeps, per generation
 KNOWN_URLS_MEMORY = 2**16  # URLs KnownUrls keeps, per generation (9 MB for both, full)
+OUTSIDE_MEMORY = 2**13  # URLs out of scope a LinkScope keeps, per generation
 
 # what yarl reads as a scheme: the characters before the first colon, all of these
 _SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
@@ -323,3 +325,25 @@ class Scope:
 
     def allows_depth(self, depth: int) -> bool:
         return self.max_depth is None or depth <= self.max_depth
+
+
+class LinkScope:
+    """`Scope.allows` for the links of page after page, with each link's host key: a
+    URL's host and path do not change with the depth it is met at, so a URL found
+    outside them is remembered (two generations of `memory`, as `KnownUrls` keeps) and
+    not read again. A site's pages repeat their links out of scope (another project's
+    pages, the home of the software documented) on every page."""
+
+    def __init__(self, scope: Scope, *, memory: int = OUTSIDE_MEMORY) -> None:
+        self.scope = scope
+        self._outside = KnownUrls(memory=memory)
+
+    def host(self, url: str, depth: int) -> str | None:
+        """The host key of `url`, a canonical URL, if the scope allows it at `depth`."""
+        if not self.scope.allows_depth(depth) or url in self._outside:
+            return None
+        parsed = URL(url, encoded=True)
+        if not self.scope.allows(parsed):
+            self._outside.add(url)
+            return None
+        return host_key(parsed)

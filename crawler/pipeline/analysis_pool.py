@@ -1,9 +1,10 @@
 """The page's pure work on every core: decoding, parsing, cleaning the text, resolving
 the links and counting terms (`crawler.pipeline.parse.analyze`) run in worker processes
 (`crawler.pipeline.analysis_worker`); the processor keeps the stateful rest in the
-crawl's process (the TF-IDF model's document frequencies and feedback, link estimates,
-scope), so the learned state has one owner and the workers count terms only, with the
-stateless hashing counter.
+crawl's process (the TF-IDF model's document frequencies and feedback, link
+estimates), so the learned state has one owner and the workers count terms only, with
+the stateless hashing counter. Each worker is told the crawl's scope at its start and
+leaves out the links beyond it, as the event loop does.
 
 Without workers the page is analysed on the event loop, as the papers' single indexing
 server. With them, the event loop itself writes each worker's jobs to its pipe and reads
@@ -27,6 +28,7 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
+from crawler.net.urls import Scope
 from crawler.pipeline.analysis_worker import FRAME, AnalysisJob, frame
 from crawler.pipeline.parse import PageAnalysis
 
@@ -57,6 +59,10 @@ class _Worker:
         self._waiting: deque[asyncio.Future[PageAnalysis]] = deque()
         self._ended: WorkerDiedError | None = None
         self._reader = asyncio.create_task(self._read_answers(), name=f"worker-{process.pid}")
+
+    def tell(self, value: object) -> None:
+        """Write a frame the worker reads before its jobs (the crawl's scope)."""
+        self._jobs.write(frame(value))
 
     async def analyze(self, job: AnalysisJob, newly_known: list[str]) -> PageAnalysis:
         if self._ended is not None:
@@ -123,7 +129,7 @@ class AnalysisPool:
         self._unsent: list[list[str]] = [[] for _ in workers]  # known, by worker
 
     @classmethod
-    async def start(cls, workers: int, n_features: int) -> AnalysisPool:
+    async def start(cls, workers: int, n_features: int, scope: Scope) -> AnalysisPool:
         if workers < 1:
             raise ValueError("a pool of analysis workers needs at least 1 of them")
         environment = dict(os.environ)
@@ -143,7 +149,9 @@ class AnalysisPool:
                     stdout=asyncio.subprocess.PIPE,
                     env=environment,
                 )
-                started.append(_Worker(process))
+                worker = _Worker(process)
+                started.append(worker)
+                worker.tell(scope)
         except BaseException:
             for worker in started:
                 await worker.close()

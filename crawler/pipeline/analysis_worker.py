@@ -1,12 +1,13 @@
 """An analysis worker process: `python -m crawler.pipeline.analysis_worker N_FEATURES`.
 
-It reads jobs from its standard input and writes their answers, in the same order, to
-its standard output, each a frame: the length of a pickle (8 bytes, big-endian), then
-the pickle. A job is an `AnalysisJob` and the links the crawl made known since the
-worker's last job; its answer is (True, the `PageAnalysis`) or (False, the exception
-`analyze` raised). The worker keeps from page to page its own cache of resolved links
-and memory of known links (`KnownUrls`), so that it leaves out the links the crawl
-knows before it reads or counts them, as the event loop does.
+It reads from its standard input the crawl's `Scope`, then jobs, and writes their
+answers, in the same order, to its standard output, each a frame: the length of a
+pickle (8 bytes, big-endian), then the pickle. A job is an `AnalysisJob` and the links
+the crawl made known since the worker's last job; its answer is (True, the
+`PageAnalysis`) or (False, the exception `analyze` raised). The worker keeps from page
+to page its own cache of resolved links, memory of known links (`KnownUrls`) and of
+links out of scope (`LinkScope`), so that it leaves both out before it reads or counts
+them, as the event loop does.
 
 It ends at the end of its input: when the crawl closes the pipe, or dies (even by
 SIGKILL, which closes it too). A terminal's Ctrl-C is the crawl's to handle: the worker
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from crawler.memory import return_large_blocks
-from crawler.net.urls import KnownUrls, LinkResolver
+from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope
 from crawler.pipeline.parse import analyze
 from policies.terms import TermHasher
 
@@ -40,6 +41,7 @@ class AnalysisJob:
     url: str
     charset: str | None
     x_robots_tag: str | None
+    depth: int  # of the page's links
 
 
 def frame(value: object) -> bytes:
@@ -52,8 +54,15 @@ def serve(jobs: BinaryIO, answers: BinaryIO, n_features: int) -> None:
     counter = TermHasher(n_features=n_features)
     resolver = LinkResolver()
     known = KnownUrls()
+    scope: LinkScope | None = None
     while len(header := jobs.read(FRAME.size)) == FRAME.size:
         (size,) = FRAME.unpack(header)
+        if scope is None:
+            crawl_scope = pickle.loads(jobs.read(size))
+            if not isinstance(crawl_scope, Scope):
+                raise TypeError(f"the first frame is the crawl's Scope, not {crawl_scope!r}")
+            scope = LinkScope(crawl_scope)
+            continue
         job, newly_known = pickle.loads(jobs.read(size))
         for url in newly_known:
             known.add(url)
@@ -66,6 +75,8 @@ def serve(jobs: BinaryIO, answers: BinaryIO, n_features: int) -> None:
                 counter=counter,
                 resolver=resolver,
                 known=known,
+                scope=scope,
+                depth=job.depth,
             )
             answer = frame((True, analysis))
         except Exception as error:  # the page's outcome: the crawl decides what it means

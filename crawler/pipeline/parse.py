@@ -3,8 +3,10 @@
 `analyze` is a function of the body: it also counts the page's and links' terms
 (stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
 Given the URLs known already (`crawler.urls.KnownUrls`), it leaves links to them out
-before reading their text or counting it, and says how many it left out; a
-`LinkResolver` kept from page to page resolves each distinct href once.
+before reading their text or counting it, and says how many it left out; given the
+crawl's scope (`crawler.urls.LinkScope`), it leaves out the links beyond it, and names
+each link's host. A `LinkResolver` kept from page to page resolves each distinct href
+once.
 """
 
 from __future__ import annotations
@@ -12,14 +14,14 @@ from __future__ import annotations
 import codecs
 import contextlib
 import re
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 from yarl import URL
 
 from crawler.errors import ContentError
-from crawler.net.urls import BadUrlError, LinkResolver, canonicalize
+from crawler.net.urls import BadUrlError, LinkResolver, LinkScope, canonicalize, host_key
 from policies.terms import TermCounts, TermHasher, url_words
 
 MAX_LINKS = 5_000  # links kept from one page
@@ -42,6 +44,7 @@ class Link:
     url: str
     anchor: str
     around: str = ""  # the text of the link's item or block, for the frontier policy
+    host: str = ""  # the politeness unit (`host_key`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +57,7 @@ class PageAnalysis:
     counts: TermCounts  # the terms of the page (row 0), of each link, of each link's context
     headings: str = ""  # the title and h1-h2 headings, for the frontier policy
     known: int = 0  # links left out as known: distinct URLs, not in `links`
+    # (links out of scope are neither in `links` nor counted)
 
 
 def decode(body: bytes, header_charset: str | None) -> str:
@@ -90,7 +94,11 @@ def analyze(
     counter: TermHasher,
     resolver: LinkResolver | None = None,
     known: Container[str] = frozenset(),
+    scope: LinkScope | None = None,
+    depth: int = 0,
 ) -> PageAnalysis:
+    """The page's title, text, links and term counts. `depth` is its links' depth, for
+    `scope`; without a scope every link is kept."""
     html = decode(body, charset)
     tree = LexborHTMLParser(html)
 
@@ -114,23 +122,28 @@ def analyze(
     resolve, page_base = resolver.resolve, resolver.base(base)
     links: dict[str, Link] = {}
     left_out: set[str] = set()  # known: they count towards MAX_LINKS as they did
+    outside: set[str] = set()  # beyond the scope: so do they
     # each node's text once: a block of thousands of links would cost its text each time
     text_of: dict[int, str] = {}
-    if not nofollow:
+    host_of = _hosts_in(scope, depth)
+    if not nofollow and host_of is not None:
         for anchor in tree.css("a[href]"):
             attributes = anchor.attributes
             rel = attributes.get("rel")
             if rel and "nofollow" in rel.lower().split():
                 continue
             target = resolve(attributes.get("href") or "", page_base)
-            if target is None or target in links or target in left_out:
+            if target is None or target in links or target in left_out or target in outside:
                 continue
             if target in known:
                 left_out.add(target)
+            elif (host := host_of(target)) is None:
+                outside.add(target)
             else:
                 around = _link_context(anchor, text_of)
-                links[target] = Link(target, _clean(anchor.text())[:MAX_ANCHOR_CHARS], around)
-            if len(links) + len(left_out) >= MAX_LINKS:
+                anchor_text = _clean(anchor.text())[:MAX_ANCHOR_CHARS]
+                links[target] = Link(target, anchor_text, around, host)
+            if len(links) + len(left_out) + len(outside) >= MAX_LINKS:
                 break
 
     headings = " ".join([title or "", *(_clean(node.text()) for node in tree.css("h1, h2")[:8])])[
@@ -160,6 +173,15 @@ def analyze(
         headings.strip(),
         len(left_out),
     )
+
+
+def _hosts_in(scope: LinkScope | None, depth: int) -> Callable[[str], str | None] | None:
+    """A link's host if it is in scope, else None; None if no link is, at `depth`."""
+    if scope is None:
+        return lambda url: host_key(URL(url, encoded=True))
+    if not scope.scope.allows_depth(depth):
+        return None
+    return lambda url: scope.host(url, depth)
 
 
 def _link_context(anchor: LexborNode, text_of: dict[int, str]) -> str:

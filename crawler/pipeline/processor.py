@@ -20,7 +20,7 @@ from yarl import URL
 
 import storage
 from crawler.net.exchange import Exchange
-from crawler.net.urls import KnownUrls, LinkResolver, Scope, host_key
+from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope, host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_worker import AnalysisJob
@@ -57,6 +57,7 @@ class Processor:
         self.link_contexts = link_contexts
         self.resolver = LinkResolver()
         self.known = KnownUrls()
+        self.link_scope = LinkScope(scope)
 
     def analysis_job(self, visit: Visit) -> AnalysisJob | None:
         """The page to analyse, if the visit brought one."""
@@ -68,6 +69,7 @@ class Processor:
             url=visit.final_url or visit.candidate.url,
             charset=response.charset,
             x_robots_tag=response.x_robots_tag,
+            depth=visit.candidate.depth + 1,
         )
 
     def process(self, visit: Visit) -> Processed:
@@ -86,13 +88,15 @@ class Processor:
                 counter=self.scorer.counter_.hasher,
                 resolver=self.resolver,
                 known=self.known,
+                scope=self.link_scope,
+                depth=job.depth,
             )
         except UNREADABLE:
             return None
 
     def finish(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
-        """Score a worker process's analysis. A worker does not know the links known
-        here: they are left out now, as `analyse` leaves them out when parsing."""
+        """Score a worker process's analysis. A worker does not know the links made
+        known here while it analysed the page: they are left out now."""
         return self.score(visit, None if analysis is None else self._without_known(analysis))
 
     def score(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
@@ -178,6 +182,7 @@ class Processor:
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, relevance: float
     ) -> list[storage.NewUrl]:
+        """The page's links (all in scope: the analysis left the others out), scored."""
         if not analysis.links and not analysis.known:
             return []
         depth = visit.candidate.depth + 1
@@ -186,12 +191,10 @@ class Processor:
             Rows.of(analysis.counts, 1, 1 + n), relevance, Rows.of(analysis.counts, 1 + n)
         )
         parent = visit.candidate.url
-        links = []
-        for link, score in zip(analysis.links, scores, strict=True):
-            url = URL(link.url, encoded=True)
-            if self.scope.allows(url, depth):
-                links.append(storage.NewUrl(link.url, host_key(url), depth, float(score), parent))
-        return links
+        return [
+            storage.NewUrl(link.url, link.host, depth, score, parent)
+            for link, score in zip(analysis.links, scores.tolist(), strict=True)
+        ]
 
     def _without_known(self, analysis: PageAnalysis) -> PageAnalysis:
         keep = [index for index, link in enumerate(analysis.links) if link.url not in self.known]

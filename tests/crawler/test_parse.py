@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from crawler.net.urls import LinkScope, Scope
 from crawler.pipeline.parse import ContentError, analyze, decode
 from policies.terms import TermHasher
 
@@ -31,6 +32,24 @@ def test_title_text_and_links_with_anchor_text() -> None:
         ("http://site.example/b", "Second"),
     ]
     assert page.counts.rows == 5  # the page, its two links, their two contexts
+
+
+def test_links_beyond_the_scope_are_left_out_before_they_are_counted() -> None:
+    html = (
+        '<a href="/in">In</a> <a href="http://other.example/out">Out</a>'
+        '<a href="http://docs.site.example:8080/sub">Sub</a> <a href="a/b/a/b/a/b">Trap</a>'
+    )
+    scope = LinkScope(Scope.of({"site.example"}, max_depth=3))
+    page = parse(html, scope=scope, depth=3)
+    assert [(link.url, link.host) for link in page.links] == [
+        ("http://site.example/in", "site.example"),
+        ("http://docs.site.example:8080/sub", "docs.site.example:8080"),
+    ]
+    assert page.known == 0  # left out as beyond the scope, not as known
+    assert page.counts.rows == 5  # the page, two links, two contexts
+    too_deep = parse(html, scope=scope, depth=4)
+    assert too_deep.links == ()
+    assert too_deep.counts.rows == 1
 
 
 def test_a_links_context_is_its_entry_in_a_table_list_or_glossary() -> None:

@@ -87,11 +87,15 @@ async def test_by_default_pages_are_analysed_by_a_worker_process_per_core(
 
 def _visits(pages: int) -> list[Visit]:
     web = TestbedWeb(WebSpec(pages=pages, hosts=2, seed=4))
-    base = "http://127.0.0.1:8000"
+    base, elsewhere = "http://127.0.0.1:8000", "http://127.0.0.9:8000"  # out of SCOPE
     visits = []
     for page in range(pages):
         url = f"{base}/p/{page}"
-        body = web.render(page, lambda p: f"{base}/p/{p}", lambda s, t: f"{base}/r/{t}")
+        body = web.render(
+            page,
+            lambda p: f"{elsewhere if p % 4 == 3 else base}/p/{p}",
+            lambda s, t: f"{base}/r/{t}",
+        )
         response = Response(
             URL(url), 200, "text/html", "utf-8", None, None, None, body.encode(), False, len(body)
         )
@@ -100,19 +104,23 @@ def _visits(pages: int) -> list[Visit]:
     return visits
 
 
+SCOPE = Scope.of({"127.0.0.1"}, None)
+BOTH_HOSTS = Scope.of({"127.0.0.1", "127.0.0.9"}, None)
+
+
 async def test_pages_analysed_in_workers_score_as_on_the_event_loop() -> None:
     """The workers count terms only: scored in the same order, the learned state (IDF,
-    feedback) and every score and link estimate are those of one processor."""
+    feedback) and every score and link estimate are those of one processor, and so are
+    the links left out of scope."""
     visits = _visits(120)
 
     def processor() -> Processor:
-        scope = Scope.of({"127.0.0.1"}, None)
         scorer = TopicScorer().fit([TOPIC])
-        return Processor(scorer=scorer, scope=scope, store_text=True, relevance_threshold=0.1)
+        return Processor(scorer=scorer, scope=SCOPE, store_text=True, relevance_threshold=0.1)
 
     here, there = processor(), processor()
     scores = set()
-    pool = await AnalysisPool.start(2, there.scorer.n_features)
+    pool = await AnalysisPool.start(2, there.scorer.n_features, SCOPE)
     try:
         for visit in visits:
             inline = here.process(visit)
@@ -136,13 +144,10 @@ async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
     visit = _visits(40)[2]
     scorer = TopicScorer().fit([TOPIC])
     job = Processor(
-        scorer=scorer,
-        scope=Scope.of({"127.0.0.1"}, None),
-        store_text=True,
-        relevance_threshold=0.1,
+        scorer=scorer, scope=BOTH_HOSTS, store_text=True, relevance_threshold=0.1
     ).analysis_job(visit)
     assert job is not None
-    pool = await AnalysisPool.start(1, scorer.n_features)
+    pool = await AnalysisPool.start(1, scorer.n_features, BOTH_HOSTS)
     try:
         first = await pool.analyze(job)
         again = await pool.analyze(job)
@@ -161,16 +166,44 @@ async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
     assert after_all.counts.rows == 1  # the page alone
 
 
+async def test_a_worker_leaves_out_the_links_beyond_the_crawls_scope() -> None:
+    """Told the crawl's scope at its start, a worker keeps a page's links within it, each
+    with its host, and those beyond its depth not at all."""
+    visit = next(v for v in _visits(40) if b"127.0.0.9" in (v.response.body or b""))
+    scorer = TopicScorer().fit([TOPIC])
+    job = Processor(
+        scorer=scorer, scope=SCOPE, store_text=True, relevance_threshold=0.1
+    ).analysis_job(visit)
+    assert job is not None
+    shallow = Scope.of({"127.0.0.1"}, max_depth=job.depth - 1)
+    unbounded, bounded = (
+        await AnalysisPool.start(1, scorer.n_features, SCOPE),
+        await AnalysisPool.start(1, scorer.n_features, shallow),
+    )
+    try:
+        kept = await unbounded.analyze(job)
+        too_deep = await bounded.analyze(job)
+    finally:
+        await unbounded.close()
+        await bounded.close()
+    assert len(kept.links) >= 3
+    assert {URL(link.url).host for link in kept.links} == {"127.0.0.1"}
+    assert {link.host for link in kept.links} == {"127.0.0.1:8000"}
+    assert kept.counts.rows == 1 + 2 * len(kept.links)  # the page, its links' texts, contexts
+    assert too_deep.links == ()
+    assert too_deep.counts.rows == 1
+
+
 def test_a_worker_loads_neither_scipy_nor_scikit_learn() -> None:
     """What a worker imports, from its start to its end, while it analyses a page."""
     visit = _visits(20)[1]
     scorer = TopicScorer().fit([TOPIC])
     job = Processor(
-        scorer=scorer, scope=Scope.of({"127.0.0.1"}, None), store_text=True, relevance_threshold=0.1
+        scorer=scorer, scope=SCOPE, store_text=True, relevance_threshold=0.1
     ).analysis_job(visit)
     run = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "crawler.pipeline.analysis_worker", "1024"],
-        input=frame((job, [])),
+        input=frame(SCOPE) + frame((job, [])),
         capture_output=True,
         check=True,
         timeout=60,
@@ -190,10 +223,11 @@ async def test_a_worker_ends_when_its_crawl_is_killed() -> None:
     script = textwrap.dedent(
         """
         import asyncio, sys
+        from crawler.net.urls import Scope
         from crawler.pipeline.analysis_pool import AnalysisPool
 
         async def main():
-            pool = await AnalysisPool.start(2, 1024)
+            pool = await AnalysisPool.start(2, 1024, Scope.of({"127.0.0.1"}))
             print(*(worker.process.pid for worker in pool._workers), flush=True)
             await asyncio.sleep(60)
 

@@ -11,6 +11,7 @@ from crawler.net.urls import (
     BadUrlError,
     KnownUrls,
     LinkResolver,
+    LinkScope,
     Scope,
     canonicalize,
     host_key,
@@ -169,3 +170,29 @@ def test_known_urls_remember_the_last_used_within_their_memory() -> None:
     assert "http://c.example/" in known
     assert "http://b.example/" not in known
     assert 1 not in known
+
+
+def test_a_link_scope_names_the_host_of_a_link_in_scope(monkeypatch: pytest.MonkeyPatch) -> None:
+    read = []
+
+    def allows(scope: Scope, url: URL, depth: int = 0) -> bool:
+        read.append(str(url))
+        return allowed(scope, url, depth)
+
+    allowed = Scope.allows
+    monkeypatch.setattr(Scope, "allows", allows)
+    links = LinkScope(Scope.of({"site.example"}, max_depth=2))
+    assert links.host("http://docs.site.example:8080/a", 1) == "docs.site.example:8080"
+    assert links.host("http://site.example/a", 2) == "site.example"
+    assert links.host("http://site.example/a", 3) is None  # beyond the depth, for now
+    assert links.host("http://other.example/a", 1) is None
+    assert links.host("http://site.example/a/b/a/b/a/b", 1) is None  # a trap
+    # a URL out of scope by its host or path is out at every depth: not read again
+    assert links.host("http://other.example/a", 0) is None
+    assert links.host("http://site.example/a/b/a/b/a/b", 0) is None
+    assert read == [
+        "http://docs.site.example:8080/a",
+        "http://site.example/a",
+        "http://other.example/a",
+        "http://site.example/a/b/a/b/a/b",
+    ]
