@@ -11,7 +11,6 @@ import time
 from collections.abc import Awaitable
 from typing import TextIO
 
-import aiohttp
 from prometheus_client import CollectorRegistry
 
 import storage
@@ -86,7 +85,7 @@ async def run_crawl(
             total_timeout=config.total_timeout,
             max_body_bytes=config.max_body_bytes,
             guard=guard,
-            trace_configs=[_counting_requests(metrics)],
+            on_request=metrics.requests.inc,  # the figure of requests per stored page
             capture=archive is not None,
         )
         politeness = Politeness(
@@ -219,17 +218,6 @@ async def run_crawl(
         if archive is not None:
             archive.release()  # still open only if the crawl failed
         await _close_quietly("database", db.dispose())
-
-
-def _counting_requests(metrics: CrawlerMetrics) -> aiohttp.TraceConfig:
-    """Count every request the session sends: the figure of requests per stored page."""
-
-    async def on_request_start(*_args: object) -> None:
-        metrics.requests.inc()
-
-    trace = aiohttp.TraceConfig()
-    trace.on_request_start.append(on_request_start)
-    return trace
 
 
 def _revisit_cost(politeness: Politeness, host: str) -> float:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
@@ -89,7 +89,7 @@ class Fetcher:
         total_timeout: float,
         max_body_bytes: int,
         guard: NetworkGuard,
-        trace_configs: Sequence[aiohttp.TraceConfig] = (),
+        on_request: Callable[[], object] | None = None,
         capture: bool = False,
     ) -> None:
         self.user_agent = user_agent
@@ -98,7 +98,9 @@ class Fetcher:
         self.max_body_bytes = max_body_bytes
         self.guard = guard
         self._timeout = aiohttp.ClientTimeout(total=total_timeout, sock_connect=connect_timeout)
-        self._trace_configs = list(trace_configs)
+        # called as each request is sent (the crawl counts them): aiohttp's tracing
+        # would do it at the cost of a trace's signals on every request
+        self._on_request = on_request
         self._session: aiohttp.ClientSession | None = None
 
     async def open(self) -> None:
@@ -112,7 +114,6 @@ class Fetcher:
             connector=connector,
             timeout=self._timeout,
             headers={"User-Agent": self.user_agent, "Accept": ACCEPT},
-            trace_configs=self._trace_configs or None,
             # bodies are decoded here, and a capture keeps the decoded body: aiohttp
             # de-chunks every body anyway, so the bytes on the wire are never at hand;
             # the WARC record says what it holds instead (crawler.pipeline.warc_records)
@@ -145,6 +146,8 @@ class Fetcher:
         if self._session is None:
             raise RuntimeError("Fetcher.open() was not called")
         requested_at = time.time()
+        if self._on_request is not None:
+            self._on_request()
         try:
             async with self._session.get(url, allow_redirects=False, headers=headers) as response:
                 header = response.headers.get("Content-Type")
