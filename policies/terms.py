@@ -4,9 +4,10 @@ The counts are exactly scikit-learn's `HashingVectorizer`'s (lower case, its tok
 pattern, its English stop words, no sign, MurmurHash3 with seed 0: `mmh3`'s, which is
 scikit-learn's), got more cheaply and without loading scikit-learn or SciPy: a worker
 process that counts the terms of pages (`crawler.pipeline.analysis_pool`) then holds
-some 20 MB instead of 130. The words are split out with `bytes.translate` and
-`str.split`; a word holding a character beyond ASCII goes through the vectorizer's
-token pattern, as the whole text would. Each distinct word of a text is hashed once.
+some 20 MB instead of 130. The words are split out of the text's UTF-8 with
+`bytes.translate` and `bytes.split`; a piece holding bytes beyond ASCII goes through the
+vectorizer's token pattern, as the whole text would. Each distinct word of a text is
+hashed once.
 
 The rows come out as the parts of a compressed sparse row matrix (`TermCounts`);
 `policies.relevance.Rows.of` reads them with NumPy.
@@ -141,42 +142,35 @@ class TermHasher:
         for word in set(words).difference(known):
             known[word] = hashed_column(word, self.n_features)
         columns = list(map(known.__getitem__, words))
-        if len(set(columns)) < len(columns):
-            merged: Counter[int] = Counter()
+        counts = dict(zip(columns, words.values(), strict=True))
+        if len(counts) < len(columns):  # words that hash alike: their counts added up
+            counts = Counter()
             for column, times in zip(columns, words.values(), strict=True):
-                merged[column] += times
-            pairs = sorted(merged.items())
-        else:
-            pairs = sorted(zip(columns, words.values(), strict=True))
-        return tuple(zip(*pairs, strict=True)) if pairs else ((), ())  # type: ignore[return-value]
+                counts[column] += times
+        ascending = sorted(counts)  # plain integers sort faster than pairs
+        return tuple(ascending), tuple(map(counts.__getitem__, ascending))
 
     @staticmethod
     def _words(text: str) -> Counter[bytes]:
         """The words of `text` the vectorizer's analyzer finds, in UTF-8, with their counts."""
         text = text.lower()
-        if text.isascii():  # the common case: each piece a word, but single characters
-            counts = Counter(text.encode().translate(_ASCII_NON_WORD).split())
+        try:
+            data = text.encode()
+        except UnicodeError:  # a lone surrogate: the token pattern reads it as it is
+            counts = Counter(word.encode() for word in _TOKEN.findall(text))
+        else:
+            # ASCII characters outside \w end words: each piece is one word, but single
+            # characters and pieces holding bytes beyond ASCII (a word with an accent, or
+            # words around a non-breaking space), in which the token pattern finds the
+            # words it finds there in the whole text
+            counts = Counter(data.translate(_ASCII_NON_WORD).split())
             for piece in _SINGLE_CHARACTERS.intersection(counts):
                 del counts[piece]
-        else:
-            counts = Counter({word.encode(): times for word, times in _words(text).items()})
+            if not data.isascii():
+                for piece in [piece for piece in counts if not piece.isascii()]:
+                    times = counts.pop(piece)
+                    for word in _TOKEN.findall(piece.decode()):
+                        counts[word.encode()] += times
         for word in _STOP_WORDS.intersection(counts):
             del counts[word]
         return counts
-
-
-def _words(text: str) -> Counter[str]:
-    """The words of a lower-case text beyond ASCII that the vectorizer's pattern finds."""
-    try:
-        ascii_split = text.encode().translate(_ASCII_NON_WORD).decode()
-    except UnicodeError:  # a lone surrogate: the token pattern reads it as it is
-        return Counter(_TOKEN.findall(text))
-    # each piece lies between characters that end a word, so the token pattern finds in
-    # it what it finds there in the whole text: an ASCII piece is one word
-    counts = Counter(ascii_split.split())
-    for piece in [piece for piece in counts if len(piece) < 2 or not piece.isascii()]:
-        times = counts.pop(piece)
-        if len(piece) >= 2:
-            for word in _TOKEN.findall(piece):
-                counts[word] += times
-    return counts
