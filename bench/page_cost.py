@@ -8,7 +8,8 @@ in that order, as a crawl's event loop does: parse, count terms, score, estimate
 scope the links, build the write. The baseline is the minimal loop's work on the same
 bytes (`bench/minimal_loop.py`: selectolax parse, every `a[href]` joined with urljoin),
 timed in the same process, interleaved repetition by repetition; the figures are medians
-of CPU time per page, and their ratio.
+of CPU time per page, and their ratio, and the processor's two parts: the analysis (what
+the worker processes do in a crawl) and the scoring (what the event loop does).
 
     python bench/page_cost.py --pages 4000 --repeats 5
 
@@ -109,8 +110,8 @@ def minimal_parse(pages: list[tuple[str, int, bytes]]) -> None:
                 seen.add(link)
 
 
-def process(visit_list: list[Visit], topic: str) -> tuple[int, int]:
-    """The processor on every page; (pages, links written)."""
+def process(visit_list: list[Visit], topic: str) -> tuple[int, float, float]:
+    """The processor on every page; (links written, CPU seconds analysing, scoring)."""
     hosts = {visit.candidate.host.split(":")[0] for visit in visit_list}
     processor = Processor(
         scorer=TopicScorer().fit([topic]),
@@ -118,10 +119,16 @@ def process(visit_list: list[Visit], topic: str) -> tuple[int, int]:
         store_text=True,
         relevance_threshold=0.2,
     )
-    links = 0
+    links, analysing, scoring = 0, 0.0, 0.0
     for visit in visit_list:
-        links += len(processor.process(visit).write.links)
-    return len(visit_list), links
+        started = time.process_time()
+        job = processor.analysis_job(visit)
+        analysis = None if job is None else processor.analyse(job)
+        analysed = time.process_time()
+        links += len(processor.score(visit, analysis).write.links)
+        analysing += analysed - started
+        scoring += time.process_time() - analysed
+    return links, analysing, scoring
 
 
 def cpu_seconds(work: Callable[[], object]) -> tuple[float, object]:
@@ -142,13 +149,15 @@ def main() -> None:
 
     pages = bfs_pages(args.dir / "truth" / args.truth, args.dir / "hosts.tsv", args.pages)
     visit_list = visits(pages)
-    baseline, processor, written = [], [], 0
+    baseline, processor, analysis, scoring, written = [], [], [], [], 0
     for _ in range(args.repeats):
         seconds, _ = cpu_seconds(lambda: minimal_parse(pages))
         baseline.append(1000 * seconds / len(pages))
-        seconds, result = cpu_seconds(lambda: process(visit_list, args.topic))
-        processor.append(1000 * seconds / len(pages))
-        written = result[1]  # type: ignore[index]
+        started = time.process_time()
+        written, analysing, scored = process(visit_list, args.topic)
+        processor.append(1000 * (time.process_time() - started) / len(pages))
+        analysis.append(1000 * analysing / len(pages))
+        scoring.append(1000 * scored / len(pages))
     summary = {
         "pages": len(pages),
         "megabytes": round(sum(len(body) for _, _, body in pages) / 1e6, 1),
@@ -156,6 +165,8 @@ def main() -> None:
         "repeats": args.repeats,
         "minimal_cpu_ms_per_page": round(statistics.median(baseline), 3),
         "processor_cpu_ms_per_page": round(statistics.median(processor), 3),
+        "analysis_cpu_ms_per_page": round(statistics.median(analysis), 3),
+        "scoring_cpu_ms_per_page": round(statistics.median(scoring), 3),
         "ratio": round(
             statistics.median(p / b for p, b in zip(processor, baseline, strict=True)), 2
         ),
@@ -166,6 +177,8 @@ def main() -> None:
     print(f"{summary['pages']} pages ({summary['megabytes']} MB), {args.repeats} repetitions")
     print(f"minimal loop's parse  {summary['minimal_cpu_ms_per_page']:7.3f} CPU ms/page")
     print(f"processor             {summary['processor_cpu_ms_per_page']:7.3f} CPU ms/page")
+    print(f"  its analysis        {summary['analysis_cpu_ms_per_page']:7.3f} CPU ms/page")
+    print(f"  its scoring         {summary['scoring_cpu_ms_per_page']:7.3f} CPU ms/page")
     print(f"ratio                 {summary['ratio']:7.2f}x (median of the repetitions' ratios)")
     print(f"links written         {written}")
 
