@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import hashlib
 import re
 from collections.abc import Callable, Container
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ class PageAnalysis:
     headings: str = ""  # the title and h1-h2 headings, for the frontier policy
     known: int = 0  # links left out as known: distinct URLs, not in `links`
     # (links out of scope are neither in `links` nor counted)
+    fingerprint: str = ""  # a hash of the body, which tells a later visit it changed
 
 
 def decode(body: bytes, header_charset: str | None) -> str:
@@ -172,7 +174,13 @@ def analyze(
         counts,
         headings.strip(),
         len(left_out),
+        body_fingerprint(body),
     )
+
+
+def body_fingerprint(body: bytes) -> str:
+    """A short hash of a page's body: a later visit's differs if the body changed."""
+    return hashlib.blake2b(body, digest_size=8).hexdigest()
 
 
 def _hosts_in(scope: LinkScope | None, depth: int) -> Callable[[str], str | None] | None:

@@ -13,7 +13,6 @@ would have found them known. The count of links in scope includes them.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import dataclass
 
 from yarl import URL
@@ -158,12 +157,9 @@ class Processor:
             text=text,
         )
         signature = PageSignature(fetched_at=fetched_at)
-        if analysis is not None and response is not None and response.body is not None:
+        if analysis is not None and response is not None:
             signature = PageSignature(
-                response.etag,
-                response.last_modified,
-                hashlib.blake2b(response.body, digest_size=8).hexdigest(),
-                fetched_at,
+                response.etag, response.last_modified, analysis.fingerprint, fetched_at
             )
         write = PageWrite(
             visit.candidate,

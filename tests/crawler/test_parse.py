@@ -34,6 +34,17 @@ def test_title_text_and_links_with_anchor_text() -> None:
     assert page.counts.rows == 5  # the page, its two links, their two contexts
 
 
+def test_a_pages_fingerprint_changes_with_any_byte_of_its_body() -> None:
+    """What tells a later visit that the page changed: the same body, the same
+    fingerprint, whatever the URL; a byte more, another one."""
+    body = "<html><body><p>Panels on roofs.</p></body></html>"
+    first = parse(body).fingerprint
+    assert len(first) == 16
+    assert parse(body, url="http://other.example/").fingerprint == first
+    assert parse(body.replace("roofs", "roofs!")).fingerprint != first
+    assert parse(body + " ").fingerprint != first  # the same text and links, another body
+
+
 def test_links_beyond_the_scope_are_left_out_before_they_are_counted() -> None:
     html = (
         '<a href="/in">In</a> <a href="http://other.example/out">Out</a>'
