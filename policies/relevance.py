@@ -66,15 +66,21 @@ class Rows:
     @classmethod
     def of(cls, counts: TermCounts, start: int = 0, stop: int | None = None) -> Rows:
         """Rows `start` to `stop` of `counts`, sharing their memory."""
-        stop = counts.rows if stop is None else stop
-        indptr = np.frombuffer(counts.indptr, dtype=np.int64)[start : stop + 1]
-        first, last = int(indptr[0]), int(indptr[-1])
-        return cls(
-            indptr - first,
-            np.frombuffer(counts.indices, dtype=np.int32)[first:last],
-            np.frombuffer(counts.data, dtype=np.float32)[first:last],
+        whole = cls(
+            np.frombuffer(counts.indptr, dtype=np.int64),
+            np.frombuffer(counts.indices, dtype=np.int32),
+            np.frombuffer(counts.data, dtype=np.float32),
             counts.n_features,
         )
+        return whole if start == 0 and stop is None else whole.rows(start, stop)
+
+    def rows(self, start: int = 0, stop: int | None = None) -> Rows:
+        """Rows `start` to `stop` of these, sharing their memory."""
+        stop = len(self.indptr) - 1 if stop is None else stop
+        indptr = self.indptr[start : stop + 1]
+        first, last = int(indptr[0]), int(indptr[-1])
+        indices, data = self.indices[first:last], self.data[first:last]
+        return Rows(indptr - first, indices, data, self.n_features)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -120,12 +120,13 @@ class Processor:
         contexts: dict[str, LinkContext] = {}
         title = text = None
         if analysis is not None:
-            page_counts = Rows.of(analysis.counts, 0, 1)
+            counts = Rows.of(analysis.counts)  # the page's row, then its links' (`_new_links`)
+            page_counts = counts.rows(0, 1)
             self.scorer.partial_fit_counts(page_counts)
             relevance = float(self.scorer.score_counts(page_counts)[0])
             if relevance >= self.relevance_threshold:
                 self.scorer.add_feedback(page_counts)
-            links = self._new_links(visit, analysis, relevance)
+            links = self._new_links(visit, analysis, counts, relevance)
             links_in_scope = len(links)
             if self.scope.allows_depth(visit.candidate.depth + 1):
                 links_in_scope += analysis.known  # each passed the rest once
@@ -176,16 +177,14 @@ class Processor:
         return Processed(write, outcome, relevance)
 
     def _new_links(
-        self, visit: Visit, analysis: PageAnalysis, relevance: float
+        self, visit: Visit, analysis: PageAnalysis, counts: Rows, relevance: float
     ) -> list[storage.NewUrl]:
         """The page's links (all in scope: the analysis left the others out), scored."""
         if not analysis.links and not analysis.known:
             return []
         depth = visit.candidate.depth + 1
         n = len(analysis.links)
-        scores = self.scorer.estimate_links(
-            Rows.of(analysis.counts, 1, 1 + n), relevance, Rows.of(analysis.counts, 1 + n)
-        )
+        scores = self.scorer.estimate_links(counts.rows(1, 1 + n), relevance, counts.rows(1 + n))
         parent = visit.candidate.url
         return [
             storage.NewUrl(link.url, link.host, depth, score, parent)

@@ -55,6 +55,11 @@ def test_rows_of_term_counts_are_the_hashing_vectorizers(texts: list[str], start
     for counts in (hasher.count(texts), hasher.count(texts)):
         assert counts.rows == len(texts)
         assert_same_matrix(Rows.of(counts, start).tocsr(), reference[start:])
+        assert_same_matrix(Rows.of(counts, 0, start).tocsr(), reference[:start])
+        whole = Rows.of(counts)  # and rows of rows, as the processor takes a page's
+        assert_same_matrix(whole.rows(start).tocsr(), reference[start:])
+        for stop in range(start, len(texts) + 1):
+            assert_same_matrix(whole.rows(start, stop).tocsr(), reference[start:stop])
 
 
 @given(st.lists(_TEXTS, min_size=1, max_size=5))
