@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -80,6 +82,29 @@ def test_state_round_trip_restores_the_same_scores() -> None:
     texts = [SOLAR, COOKING, "energy"]
     np.testing.assert_allclose(restored.score(texts), scorer.score(texts))
     assert restored.n_documents_ == scorer.n_documents_
+
+
+def test_a_state_saved_by_numpys_savez_compressed_is_read_the_same() -> None:
+    """The state is an .npz archive whichever deflate level wrote it: one saved with
+    `np.savez_compressed` (numpy's default level) restores the same scores."""
+    scorer = TopicScorer().fit(["solar energy"])
+    pages = scorer.counter_.count([COOKING, SOLAR, "energy bills"])
+    scorer.partial_fit_counts(pages).add_feedback(pages)
+    state = scorer.get_state()
+    with np.load(io.BytesIO(state)) as saved:
+        arrays = {name: saved[name] for name in saved.files}
+    assert set(arrays) >= {"index", "value", "feedback_index", "feedback_value"}
+    numpys = io.BytesIO()
+    np.savez_compressed(numpys, **arrays)
+    assert numpys.getvalue() != state
+    texts = [SOLAR, COOKING, "energy"]
+    for blob in (state, numpys.getvalue()):
+        restored = TopicScorer().fit(["solar energy"]).set_state(blob)
+        np.testing.assert_allclose(restored.score(texts), scorer.score(texts))
+        links = restored.counter_.count(texts)
+        np.testing.assert_allclose(
+            restored.estimate_links(links, 0.0), scorer.estimate_links(links, 0.0)
+        )
 
 
 def test_state_from_another_feature_size_is_refused() -> None:
