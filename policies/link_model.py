@@ -27,7 +27,7 @@ import bisect
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,19 +254,22 @@ class LinkContextModel:
         self.refits_ += 1
         return True
 
-    def get_state(self) -> dict[str, object]:
+    def get_state(self) -> dict[str, np.ndarray]:
         """What this process learned, to save: its weights and calibration, and its own
-        feature counts and updates (without what `merge` added of other processes')."""
+        feature counts and updates (without what `merge` added of other processes'), as
+        arrays; the weights and counts by their columns not zero."""
         self.refit()
         counts = self.counts_ - self._merged_counts
         nonzero = np.flatnonzero(self.weights_)
         counted = np.flatnonzero(counts)
         return {
-            "weights": [nonzero.tolist(), self.weights_[nonzero].tolist()],
-            "counts": [counted.tolist(), counts[counted].tolist()],
-            "calibration": self.calibration_.tolist(),
-            "errors": self.errors_.tolist(),
-            "updates": self.own_updates,
+            "weight_columns": nonzero,
+            "weights": self.weights_[nonzero],
+            "count_columns": counted,
+            "counts": counts[counted],
+            "calibration": self.calibration_.copy(),
+            "errors": self.errors_.copy(),
+            "updates": np.array([self.own_updates]),
         }
 
     @property
@@ -274,7 +277,7 @@ class LinkContextModel:
         """Links this process learned from (the others' merged in are not counted)."""
         return self.updates_ - self._merged_updates
 
-    def set_state(self, state: dict[str, object]) -> None:
+    def set_state(self, state: Mapping[str, np.ndarray]) -> None:
         """Bring back what `get_state` saved, as this process's own learning."""
         saved = self._read_state(state)
         self.counts_, self.updates_ = saved.counts, saved.updates
@@ -282,7 +285,7 @@ class LinkContextModel:
         self._merged_counts, self._merged_updates = np.zeros(self.n_features), 0
         self._use_weights(saved.weights)
 
-    def merge(self, states: Sequence[dict[str, object]]) -> None:
+    def merge(self, states: Sequence[Mapping[str, np.ndarray]]) -> None:
         """Learn from what other processes of one crawl saved with `get_state`, by
         parameter mixing (McDonald, Hall & Mann, NAACL 2010: each process learns on its
         own share of the links, and their weights are averaged from time to time): the
@@ -310,19 +313,19 @@ class LinkContextModel:
         self._pending = []
         self.weights_ = weights.copy()
 
-    def _read_state(self, state: dict[str, object]) -> _SavedModel:
+    def _read_state(self, state: Mapping[str, np.ndarray]) -> _SavedModel:
         weights = np.zeros(self.n_features)
         counts = np.zeros(self.n_features)
-        for array, name in ((weights, "weights"), (counts, "counts")):
-            saved: list[list[float]] = state[name]  # type: ignore[assignment]
-            array[np.asarray(saved[0], dtype=np.int64)] = np.asarray(saved[1], dtype=np.float64)
+        for array, name in ((weights, "weight"), (counts, "count")):
+            values = np.asarray(state[f"{name}s"], dtype=np.float64)
+            array[np.asarray(state[f"{name}_columns"], dtype=np.int64)] = values
         calibration = np.asarray(state["calibration"], dtype=np.float64)
         errors = np.asarray(state["errors"], dtype=np.float64)
         if calibration.shape != (5,) or errors.shape != (2,):
             raise ValueError("saved link context model is malformed")
         if not (np.isfinite(weights).all() and np.isfinite(calibration).all()):
             raise ValueError("saved link context model has non-finite values")
-        updates = int(state["updates"])  # type: ignore[call-overload]
+        updates = int(np.asarray(state["updates"]).reshape(-1)[0])
         return _SavedModel(weights, counts, calibration, errors, updates)
 
 

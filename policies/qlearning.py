@@ -28,8 +28,10 @@ Two representations of the local state x:
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -37,6 +39,7 @@ import numpy as np
 
 from policies.frontier import Candidate, LinkContext, PriorityFrontier
 from policies.link_model import LinkContextModel, Row, link_tokens
+from policies.npz import is_npz, npz_bytes
 from policies.row_store import RowStore
 from policies.site_values import SiteValues, section_of
 
@@ -451,14 +454,18 @@ class QLearningFrontier(PriorityFrontier):
     # -- saving ----------------------------------------------------------------------
 
     def get_state(self) -> bytes:
-        return json.dumps(
-            {
-                "model": self.model.get_state(),
-                "subsidy": self.subsidy,
-                "hosts": self.host_values.get_state(),
-                "sections": self.section_values.get_state(),
-            }
-        ).encode()
+        """An .npz archive: the model's arrays, and the subsidy and the hosts' and
+        sections' values as JSON in an array of bytes. A state of JSON alone, as saved
+        before, is read too (`_read_state`)."""
+        rest = {
+            "subsidy": self.subsidy,
+            "hosts": self.host_values.get_state(),
+            "sections": self.section_values.get_state(),
+        }
+        return npz_bytes(
+            **self.model.get_state(),
+            rest=np.frombuffer(json.dumps(rest).encode(), dtype=np.uint8),
+        )
 
     def set_state(self, blob: bytes) -> None:
         model, subsidy, hosts, sections = self._read_state(blob)
@@ -476,7 +483,7 @@ class QLearningFrontier(PriorityFrontier):
         their leases."""
         saved = [self._read_state(blob)[:2] for blob in states]
         with _unreadable():
-            updates = [self.model.own_updates] + [int(model["updates"]) for model, _ in saved]  # type: ignore[call-overload]
+            updates = [self.model.own_updates] + [int(model["updates"][0]) for model, _ in saved]
             self.model.merge([model for model, _ in saved])
         if sum(updates) > 0:
             subsidies = [self.subsidy] + [subsidy for _, subsidy in saved]
@@ -485,12 +492,27 @@ class QLearningFrontier(PriorityFrontier):
     @staticmethod
     def _read_state(
         blob: bytes,
-    ) -> tuple[dict[str, object], float, dict[str, list[float]], dict[str, list[float]]]:
+    ) -> tuple[dict[str, np.ndarray], float, dict[str, list[float]], dict[str, list[float]]]:
         """The model's state, the subsidy, the hosts' values and the sections' (none in a
         state saved before they were valued: they start untried)."""
         with _unreadable():
-            state = json.loads(blob)
-            model, subsidy = state["model"], float(state["subsidy"])
+            if is_npz(blob):
+                with np.load(io.BytesIO(blob), allow_pickle=False) as saved:
+                    model = {name: saved[name] for name in saved.files if name != "rest"}
+                    state = json.loads(saved["rest"].tobytes())
+            else:  # JSON alone, as saved before the .npz: its model as lists
+                state = json.loads(blob)
+                saved_model = state["model"]
+                model = {
+                    "weight_columns": np.asarray(saved_model["weights"][0]),
+                    "weights": np.asarray(saved_model["weights"][1]),
+                    "count_columns": np.asarray(saved_model["counts"][0]),
+                    "counts": np.asarray(saved_model["counts"][1]),
+                    "calibration": np.asarray(saved_model["calibration"]),
+                    "errors": np.asarray(saved_model["errors"]),
+                    "updates": np.array([int(saved_model["updates"])]),
+                }
+            subsidy = float(state["subsidy"])
             hosts, sections = state.get("hosts", {}), state.get("sections", {})
         if not math.isfinite(subsidy):
             raise ValueError("saved Q-learning frontier state has a non-finite subsidy")
@@ -505,5 +527,5 @@ def _scores(candidates: Sequence[Candidate]) -> np.ndarray:
 def _unreadable() -> Iterator[None]:
     try:
         yield
-    except (ValueError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"saved Q-learning frontier state is unreadable: {error}") from None

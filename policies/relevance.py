@@ -20,7 +20,6 @@ topic as given, so its meaning does not drift during a crawl.
 from __future__ import annotations
 
 import io
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Self
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Self
 import numpy as np
 
 from policies.errors import NotFittedError
+from policies.npz import npz_bytes
 from policies.terms import DEFAULT_N_FEATURES, TermCounts, TermHasher
 
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ class TopicScorer:
         own = self._learned() - self._merged
         nonzero = np.flatnonzero(own.document_frequency)
         feedback = np.flatnonzero(own.feedback_sum)
-        return _npz(
+        return npz_bytes(
             index=nonzero.astype(np.int64),
             value=own.document_frequency[nonzero],
             n_documents=np.array([own.n_documents]),
@@ -347,19 +347,6 @@ class _Counts:
             self.feedback_sum - other.feedback_sum,
             self.n_feedback - other.n_feedback,
         )
-
-
-def _npz(**arrays: np.ndarray) -> bytes:
-    """The arrays as `np.savez_compressed` writes them, at zlib's fastest level: a crawl
-    saves its state every 10 seconds, on the event loop, and with 150,000 terms known
-    this takes 50 ms of CPU for 1,087 KB, numpy's default level 210 ms for 1,047 KB
-    (`bench/event_loop_parts.py`)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as npz:
-        for name, array in arrays.items():
-            with npz.open(f"{name}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, array, allow_pickle=False)
-    return buffer.getvalue()
 
 
 def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:

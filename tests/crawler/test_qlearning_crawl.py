@@ -3,13 +3,13 @@ more, and a resumed crawl keeps what it learned."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 import storage
 from policies.link_model import LinkContextModel
+from policies.qlearning import QLearningFrontier
 from testbed.server import Testbed
 from testbed.web import WebSpec
 from tests.crawler.helpers import collection, crawl
@@ -56,7 +56,8 @@ async def test_what_qlearning_learns_costs_no_harvest(
     assert learned >= 0.9 * untrained, (learned, untrained)
 
 
-async def saved_state(db_url: str) -> dict:
+async def saved_state(db_url: str) -> QLearningFrontier:
+    """A frontier restored from the state the crawl saved."""
     engine = storage.open_engine(db_url)
     try:
         async with engine.connect() as connection:
@@ -64,11 +65,13 @@ async def saved_state(db_url: str) -> dict:
     finally:
         await engine.dispose()
     assert blob is not None
-    return json.loads(blob)
+    restored = QLearningFrontier()
+    restored.set_state(blob)
+    return restored
 
 
-def hosts_fetched(state: dict) -> int:
-    return sum(fetched for _tried, fetched, _reward in state["hosts"].values())
+def hosts_fetched(state: QLearningFrontier) -> int:
+    return sum(fetched for _tried, fetched, _reward in state.host_values.get_state().values())
 
 
 async def test_a_resumed_crawl_keeps_what_the_frontier_learned(db_url: str) -> None:
@@ -77,12 +80,11 @@ async def test_a_resumed_crawl_keeps_what_the_frontier_learned(db_url: str) -> N
         first = await crawl(db_url, bed.seeds, max_pages=300, **options)
         state = await saved_state(db_url)
         # one update a page fetched (re-visits aside), all of them saved at the end
-        assert state["model"]["updates"] == first.fetched
+        assert state.model.updates_ == first.fetched
         assert hosts_fetched(state) == first.fetched  # and the hosts' values with them
         second = await crawl(db_url, bed.seeds, max_pages=300, **options)
         resumed = await saved_state(db_url)
     assert second.fetched > 250
-    assert resumed["model"]["updates"] == first.fetched + second.fetched
+    assert resumed.model.updates_ == first.fetched + second.fetched
     assert hosts_fetched(resumed) == first.fetched + second.fetched
-    learned_before = sum(state["model"]["counts"][1])
-    assert sum(resumed["model"]["counts"][1]) > learned_before
+    assert resumed.model.counts_.sum() > state.model.counts_.sum()

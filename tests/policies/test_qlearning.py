@@ -3,6 +3,7 @@ and the live frontier policy."""
 
 from __future__ import annotations
 
+import json
 import tarfile
 from collections.abc import Callable
 
@@ -286,6 +287,43 @@ def test_the_live_frontier_learns_to_put_hubs_first_and_keeps_it_in_its_state() 
     assert restored.model.skill() == frontier.model.skill() > 0
     with pytest.raises(ValueError, match="unreadable"):
         restored.set_state(b"{not json")
+
+
+def test_a_state_saved_as_json_before_the_npz_is_read_the_same() -> None:
+    """Crawls saved the frontier's state as JSON, the model's arrays as lists; a resumed
+    crawl reads that as it reads the .npz, and a torn archive is a clear error."""
+    frontier = QLearningFrontier()
+    assert teach(frontier, 40) is not None
+    frontier.on_fetched(candidate(1, 0.3), 0.7, [candidate(2, 0.02)])
+    state = frontier.get_state()
+    assert state[:2] == b"PK"  # an .npz archive
+    model = frontier.model.get_state()
+    as_json = json.dumps(
+        {
+            "model": {
+                "weights": [model["weight_columns"].tolist(), model["weights"].tolist()],
+                "counts": [model["count_columns"].tolist(), model["counts"].tolist()],
+                "calibration": model["calibration"].tolist(),
+                "errors": model["errors"].tolist(),
+                "updates": int(model["updates"][0]),
+            },
+            "subsidy": frontier.subsidy,
+            "hosts": frontier.host_values.get_state(),
+            "sections": frontier.section_values.get_state(),
+        }
+    ).encode()
+    for blob in (state, as_json):
+        restored = QLearningFrontier()
+        restored.set_state(blob)
+        np.testing.assert_array_equal(restored.model.weights_, frontier.model.weights_)
+        np.testing.assert_array_equal(restored.model.counts_, frontier.model.counts_)
+        np.testing.assert_array_equal(restored.model.calibration_, frontier.model.calibration_)
+        assert restored.model.updates_ == frontier.model.updates_
+        assert restored.subsidy == frontier.subsidy
+        assert restored.host_values.get_state() == frontier.host_values.get_state()
+        assert restored.section_values.get_state() == frontier.section_values.get_state()
+    with pytest.raises(ValueError, match="unreadable"):
+        QLearningFrontier().set_state(state[: len(state) // 2])  # a torn archive
 
 
 class BestFirstWithSiteValues(BestFirst):
