@@ -7,9 +7,10 @@ instead, on the real web's pages read from disk (as `bench/page_cost.py` reads t
 - a page's term counts read into NumPy once and its three parts sliced from them
   (`Rows.of(counts).rows(...)`, as the processor reads them), or each part read from
   the buffers on its own;
-- the scorer's learned state with TERMS terms known, saved as the crawl's checkpoints
-  save it (`TopicScorer.get_state`: the arrays taken, then an .npz archive deflated at
-  zlib's fastest level), or its arrays with `np.savez_compressed` (zlib's default level).
+- the scorer's learned state with TERMS terms known (their counts drawn at random),
+  saved as the crawl's checkpoints save it (`TopicScorer.get_state`: the arrays taken,
+  then an .npz archive deflated at zlib's fastest level), or its arrays with
+  `np.savez_compressed` (zlib's default level).
 
 The least CPU time of REPEATS timings, in µs a page (ms a save for the state).
 
