@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from crawler.net.urls import Scope
-from crawler.pipeline.analysis_worker import FRAME, AnalysisJob, frame
+from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, AnalysisJob, frame
 from crawler.pipeline.parse import PageAnalysis
 
 __all__ = ["AnalysisJob", "AnalysisPool", "WorkerDiedError"]
@@ -148,6 +148,7 @@ class AnalysisPool:
                     stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     env=environment,
+                    limit=PIPE_BYTES,  # the answers' reader pauses its pipe beyond twice this
                 )
                 worker = _Worker(process)
                 started.append(worker)

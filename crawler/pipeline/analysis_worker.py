@@ -17,6 +17,8 @@ scikit-learn (`policies.terms` counts terms).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import pickle
 import signal
@@ -31,6 +33,10 @@ from crawler.pipeline.parse import analyze
 from policies.terms import TermHasher
 
 FRAME = struct.Struct("!Q")  # the length of the pickle that follows
+# what each of a worker's pipes holds (Linux's default is 64 KiB, its limit for anyone
+# 1 MiB): a page of hundreds of KB is written in one go, not in a turn of the crawl's
+# event loop for each 64 KiB the worker reads, and its answer read in as few
+PIPE_BYTES = 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +94,21 @@ def serve(jobs: BinaryIO, answers: BinaryIO, n_features: int) -> None:
         answers.flush()
 
 
+def widen_pipe(fd: int) -> None:
+    """Let the pipe of `fd` hold `PIPE_BYTES` where the system allows (a smaller
+    `fs.pipe-max-size`, no such fcntl, not a pipe: it stays as it is)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     return_large_blocks()  # a big page's parse tree leaves with it
     # answers go to the pipe the crawl reads; anything printed by mistake, to stderr
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    for pipe in (sys.stdin.fileno(), answers.fileno()):
+        widen_pipe(pipe)
     serve(sys.stdin.buffer, answers, int(sys.argv[1]))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
 import os
 import pickle
@@ -22,7 +23,7 @@ from crawler.net.urls import Scope
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_pool import AnalysisPool
-from crawler.pipeline.analysis_worker import FRAME, frame
+from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, frame
 from crawler.pipeline.processor import Processor
 from policies import Candidate, TopicScorer
 from testbed.server import Testbed
@@ -136,6 +137,58 @@ async def test_pages_analysed_in_workers_score_as_on_the_event_loop() -> None:
         await pool.close()
     assert here.scorer.get_state() == there.scorer.get_state()
     assert len(scores) > 30  # pages that score differently, links estimated differently
+
+
+async def test_a_page_larger_than_a_pipes_default_goes_to_a_worker_and_back_whole() -> None:
+    """A page of 1.4 MB, with 3,000 links, analysed in a worker as on the event loop;
+    the worker's pipes, each way, hold `PIPE_BYTES` (Linux's default is 64 KiB)."""
+    links = "".join(
+        f'<li><a href="/p/{n}">solar panel {n}</a> photovoltaic cells and inverters</li>'
+        for n in range(3_000)
+    )
+    paragraphs = "<p>solar energy storage batteries for the grid at night</p>" * 20_000
+    body = f"<html><head><title>Solar</title></head><body>{paragraphs}<ul>{links}</ul>"
+    url = "http://127.0.0.1:8000/big"
+    response = Response(
+        URL(url), 200, "text/html", "utf-8", None, None, None, body.encode(), False, len(body)
+    )
+    visit = Visit(
+        Candidate(1, url, "127.0.0.1", 1, 0.5), Outcome.OK, url, response,
+        fetched_at=datetime.now(UTC),
+    )  # fmt: skip
+
+    def processor() -> Processor:
+        scorer = TopicScorer().fit([TOPIC])
+        return Processor(scorer=scorer, scope=SCOPE, store_text=True, relevance_threshold=0.1)
+
+    here, there = processor(), processor()
+    job = there.analysis_job(visit)
+    assert job is not None
+    assert len(job.body) > 1_000_000
+    pool = await AnalysisPool.start(1, there.scorer.n_features, SCOPE)
+    try:
+        analysis = await pool.analyze(job)
+        (worker,) = pool._workers
+        assert worker.process.stdin is not None
+        transports = [worker.process.stdin.transport, worker._answers._transport]  # type: ignore[attr-defined]
+        sizes = [
+            fcntl.fcntl(transport.get_extra_info("pipe").fileno(), fcntl.F_GETPIPE_SZ)
+            for transport in transports
+        ]
+    finally:
+        await pool.close()
+    inline, pooled = here.process(visit), there.finish(visit, analysis)
+    assert len(pooled.write.links) == 3_000
+    assert pooled.write.links == inline.write.links
+    assert pooled.write.record == inline.write.record
+    if _largest_pipe() < PIPE_BYTES:
+        pytest.skip("this system keeps pipes smaller than PIPE_BYTES")
+    assert sizes == [PIPE_BYTES, PIPE_BYTES]
+
+
+def _largest_pipe() -> int:
+    """The most a pipe may hold on this system, for anyone (Linux's fs.pipe-max-size)."""
+    return int(Path("/proc/sys/fs/pipe-max-size").read_text())
 
 
 async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
