@@ -12,6 +12,9 @@ instead, on the real web's pages read from disk (as `bench/page_cost.py` reads t
   then an .npz archive deflated at zlib's fastest level), or its arrays with
   `np.savez_compressed` (zlib's default level).
 
+It also tells how many of the pages, and of their bytes, go to a worker process, or
+come back from it, in frames larger than a pipe holds by Linux's default (64 KiB).
+
 The least CPU time of REPEATS timings, in µs a page (ms a save for the state).
 
     python bench/event_loop_parts.py [--pages 2000] [--terms 150000] [--repeats 7]
@@ -32,10 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from page_cost import bfs_pages
 
 from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope
+from crawler.pipeline.analysis_worker import AnalysisJob, frame
 from crawler.pipeline.parse import analyze, body_fingerprint
 from policies import TopicScorer
 from policies.relevance import Rows
 from policies.terms import TermCounts
+
+DEFAULT_PIPE_BYTES = 2**16  # what a pipe holds by Linux's default
 
 
 def cpu_seconds(work: Callable[[], object], repeats: int) -> float:
@@ -115,6 +121,20 @@ def main() -> None:
         ("counts read once, sliced", read_once),
     ):
         print(f"  {name}: {per_page * cpu_seconds(work, args.repeats):.1f}")
+
+    jobs = np.array(
+        [
+            len(frame((AnalysisJob(body, url, None, None, depth + 1), [])))
+            for url, depth, body in pages
+        ]
+    )
+    answers = np.array([len(frame((True, analysis))) for analysis in analyses])
+    for name, sizes in (("pages to a worker", jobs), ("answers from it", answers)):
+        large = sizes > DEFAULT_PIPE_BYTES
+        print(
+            f"{name}: {large.mean():.1%} of them in frames over 64 KiB, "
+            f"{sizes[large].sum() / sizes.sum():.0%} of their bytes"
+        )
 
     random = np.random.default_rng(0)
     terms = random.choice(scorer.n_features, args.terms, replace=False)
