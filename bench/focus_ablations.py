@@ -19,7 +19,15 @@ section's mean reward weighed in by n / (n + 100) after n fetches of the crawl);
 next); `sections-weighed` (a section's mean weighed by what it says of the reward beyond
 the link's estimate: least squares over the crawl's fetches, from 30 on);
 `sections-scaled` (a section's mean scaled by its head's own index over the mean score
-of the links fetched there, at most 1).
+of the links fetched there, at most 1); `sections-mean-only` and `sections-optimism-only`
+(a section valued by its mean reward alone, or by its optimism alone);
+`sections-harvest` and `sections-harvest-0.3` (a section valued by the share of its
+pages at the crawl's relevance threshold, 0.1, weighed 0.5 or 0.3, not by their mean
+relevance); `shared-optimism` (a host's optimism shared among its sections: each
+section's over the square root of its host's sections seen); `empirical-optimism`
+(optimism on the scale of the sections' values found: the 90th percentile of those
+fetched 3 times or more, between 0.01 and 0.1); `gated-sections` (a host's sections
+valued only once its mean reward is above the crawl's by more than two standard errors).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill, its largest correction and the
 weight of the sections' mean reward at the end.
@@ -42,7 +50,7 @@ from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_ord
 from policies import Candidate, register_frontier_policy
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
-from policies.site_values import SiteValues, section_of
+from policies.site_values import ArmRecord, SiteValues, section_of
 
 MADE: dict[str, QLearningFrontier] = {}
 
@@ -136,6 +144,92 @@ class _RampedSections(SiteValues):
         mean = record.reward / (record.fetched + self.prior)
         weight = self.weight * self.total / (self.total + self.ramp)
         return weight * mean + self.optimism / math.sqrt(1 + record.tried)
+
+
+class _HarvestSections(SiteValues):
+    """A section valued by the share of its fetched pages that are relevant (the crawl's
+    relevance threshold, 0.1), not by their mean relevance: a section of pages that all
+    resemble the topic a little (an API reference whose words are the topic's) is worth
+    less than one of few pages that are about it."""
+
+    def __init__(self, weight: float, threshold: float = 0.1) -> None:
+        super().__init__(weight=weight)
+        self.threshold = threshold
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, 1.0 if reward >= self.threshold else 0.0)
+
+
+class _SharedOptimism(SiteValues):
+    """A host's optimism shared among its sections: each section's is the optimism over
+    the square root of the sections of its host seen so far (Javadoc's 62 modules, a
+    manual's eleven languages are not each worth as many tries as a site of three)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: dict[str, set[str]] = {}
+
+    def index(self, arm: str) -> float:
+        sections = self._seen.setdefault(arm.split("/", 1)[0], set())
+        sections.add(arm)
+        record = self._arms.get(arm) or ArmRecord()
+        mean = record.reward / (record.fetched + self.prior)
+        tried = record.tried
+        optimism = self.optimism / math.sqrt(len(sections))
+        return self.weight * mean + optimism / math.sqrt(1 + tried)
+
+
+class _EmpiricalOptimism(SiteValues):
+    """Optimism on the scale of what the crawl's sections are found worth: the value of
+    the best tenth of the sections fetched at least 3 times (from 5 such sections on),
+    between 0.01 and the fixed optimism."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fixed = self.optimism
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward)
+        values = [
+            self.weight * r.reward / (r.fetched + self.prior)
+            for r in self._arms.values()
+            if r.fetched >= 3
+        ]
+        if len(values) >= 5:
+            self.optimism = min(self.fixed, max(0.01, float(np.quantile(values, 0.9))))
+
+
+class _GatedSections(SiteValues):
+    """The sections of a host valued only once the host's pages are shown to earn more
+    than the crawl's: its mean reward above the crawl's by more than `z` standard
+    errors of its own (from 3 fetches on); elsewhere a link ranks by its own index."""
+
+    def __init__(self, z: float = 2.0) -> None:
+        super().__init__()
+        self.z = z
+        self._hosts: dict[str, list[float]] = {}  # fetches, sum, sum of squares
+        self._crawl = [0.0, 0.0]  # fetches, sum
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward)
+        host = self._hosts.setdefault(arm.split("/", 1)[0], [0.0, 0.0, 0.0])
+        host[0] += 1
+        host[1] += reward
+        host[2] += reward * reward
+        self._crawl[0] += 1
+        self._crawl[1] += reward
+
+    def shown(self, host: str) -> bool:
+        record = self._hosts.get(host)
+        if record is None or record[0] < 3:
+            return False
+        n, total, squares = record
+        mean = total / n
+        error = math.sqrt(max(squares / n - mean * mean, 0.0) / (n - 1))
+        return mean - self._crawl[1] / self._crawl[0] > self.z * error
+
+    def index(self, arm: str) -> float:
+        return super().index(arm) if self.shown(arm.split("/", 1)[0]) else 0.0
 
 
 class _RecentSections(SiteValues):
@@ -236,6 +330,19 @@ VARIANTS = {
         section_values=SiteValues(prior=20.0), **kw
     ),
     "sections-ramped": lambda **kw: _EveryValueMoves(section_values=_RampedSections(100.0), **kw),
+    "sections-harvest": lambda **kw: QLearningFrontier(section_values=_HarvestSections(0.5), **kw),
+    "sections-harvest-0.3": lambda **kw: QLearningFrontier(
+        section_values=_HarvestSections(0.3), **kw
+    ),
+    "shared-optimism": lambda **kw: _EveryValueMoves(section_values=_SharedOptimism(), **kw),
+    "empirical-optimism": lambda **kw: _EveryValueMoves(section_values=_EmpiricalOptimism(), **kw),
+    "sections-mean-only": lambda **kw: QLearningFrontier(
+        section_values=SiteValues(optimism=0.0), **kw
+    ),
+    "sections-optimism-only": lambda **kw: QLearningFrontier(
+        section_values=SiteValues(weight=0.0), **kw
+    ),
+    "gated-sections": lambda **kw: _EveryValueMoves(section_values=_GatedSections(), **kw),
     "sections-recent": lambda **kw: QLearningFrontier(section_values=_RecentSections(0.9), **kw),
     "sections-weighed": lambda **kw: _Weighed(section_values=_WeighedSections(), **kw),
     "sections-scaled": lambda **kw: _Scaled(**kw),
