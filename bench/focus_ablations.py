@@ -27,7 +27,9 @@ relevance); `shared-optimism` (a host's optimism shared among its sections: each
 section's over the square root of its host's sections seen); `empirical-optimism`
 (optimism on the scale of the sections' values found: the 90th percentile of those
 fetched 3 times or more, between 0.01 and 0.1); `gated-sections` (a host's sections
-valued only once its mean reward is above the crawl's by more than two standard errors).
+valued only once its mean reward is above the crawl's by more than two standard errors);
+`capped-optimism`, `capped-optimism-5` and `capped-optimism-20` (a host's and a
+section's optimism for their first 10, 5 or 20 tries only).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill, its largest correction and the
 weight of the sections' mean reward at the end.
@@ -199,6 +201,22 @@ class _EmpiricalOptimism(SiteValues):
             self.optimism = min(self.fixed, max(0.01, float(np.quantile(values, 0.9))))
 
 
+class _CappedOptimism(SiteValues):
+    """Optimism for an arm's first `cap` tries only: after them it is worth what its
+    pages earned, so that exploring a host or section costs at most `cap` pages where
+    the rewards are all alike and small."""
+
+    def __init__(self, cap: int, weight: float = 3.0) -> None:
+        super().__init__(weight=weight)
+        self.cap = cap
+
+    def index(self, arm: str) -> float:
+        record = self._arms.get(arm) or ArmRecord()
+        mean = record.reward / (record.fetched + self.prior)
+        optimism = self.optimism / math.sqrt(1 + record.tried) if record.tried < self.cap else 0.0
+        return self.weight * mean + optimism
+
+
 class _GatedSections(SiteValues):
     """The sections of a host valued only once the host's pages are shown to earn more
     than the crawl's: its mean reward above the crawl's by more than `z` standard
@@ -341,6 +359,15 @@ VARIANTS = {
     ),
     "sections-optimism-only": lambda **kw: QLearningFrontier(
         section_values=SiteValues(weight=0.0), **kw
+    ),
+    "capped-optimism": lambda **kw: QLearningFrontier(
+        host_values=_CappedOptimism(10, weight=0.0), section_values=_CappedOptimism(10), **kw
+    ),
+    "capped-optimism-5": lambda **kw: QLearningFrontier(
+        host_values=_CappedOptimism(5, weight=0.0), section_values=_CappedOptimism(5), **kw
+    ),
+    "capped-optimism-20": lambda **kw: QLearningFrontier(
+        host_values=_CappedOptimism(20, weight=0.0), section_values=_CappedOptimism(20), **kw
     ),
     "gated-sections": lambda **kw: _EveryValueMoves(section_values=_GatedSections(), **kw),
     "sections-recent": lambda **kw: QLearningFrontier(section_values=_RecentSections(0.9), **kw),
