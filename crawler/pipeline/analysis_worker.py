@@ -4,7 +4,8 @@ It reads from its standard input the crawl's `Scope`, then jobs, and writes thei
 answers, in the same order, to its standard output, each a frame: the length of a
 pickle (8 bytes, big-endian), then the pickle. A job is an `AnalysisJob` and the links
 the crawl made known since the worker's last job; its answer is (True, the
-`PageAnalysis`) or (False, the exception `analyze` raised). The worker keeps from page
+`PageAnalysis`) or (False, the exception `analyze` raised). Both pipes are widened to
+`PIPE_BYTES` at its start, where the system allows. The worker keeps from page
 to page its own cache of resolved links, memory of known links (`KnownUrls`) and of
 links out of scope (`LinkScope`), so that it leaves both out before it reads or counts
 them, as the event loop does.
