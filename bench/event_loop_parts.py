@@ -10,7 +10,11 @@ instead, on the real web's pages read from disk (as `bench/page_cost.py` reads t
 - the scorer's learned state with TERMS terms known (their counts drawn at random),
   saved as the crawl's checkpoints save it (`TopicScorer.get_state`: the arrays taken,
   then an .npz archive deflated at zlib's fastest level), or its arrays with
-  `np.savez_compressed` (zlib's default level).
+  `np.savez_compressed` (zlib's default level);
+- the scorer's refresh of its weights and topic vector (every 2% of growth of the pages
+  it has seen), written into arrays of its own, or into new arrays of 2**18 each time,
+  with the C allocator set as in a crawl's process (`crawler.memory`: a block of 128 KiB
+  or more is a mapping of its own), and the scorer's whole work on each page so.
 
 It also tells how many of the pages, and of their bytes, go to a worker process, or
 come back from it, in frames larger than a pipe holds by Linux's default (64 KiB).
@@ -34,6 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from page_cost import bfs_pages
 
+from crawler.memory import return_large_blocks
 from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope
 from crawler.pipeline.analysis_worker import AnalysisJob, frame
 from crawler.pipeline.parse import analyze, body_fingerprint
@@ -156,6 +161,41 @@ def main() -> None:
     print(f"the scorer's state, {args.terms:,} terms, ms a save")
     print(f"  get_state, at zlib's level 1: {own_ms:.0f}, {len(scorer.get_state()) / 1000:,.0f} KB")
     print(f"  np.savez_compressed: {numpys_ms:.0f}, {len(numpys()) / 1000:,.0f} KB")
+
+    return_large_blocks()
+    topic = scorer.topic_counts_.indices
+    weights = scorer._weigh(scorer.topic_counts_)
+    log_frequency = np.log1p(scorer.document_frequency_)
+    own_idf, own_topic = np.empty(scorer.n_features), np.zeros(scorer.n_features)
+    refreshes = 100
+
+    def into_new_arrays() -> None:
+        for _ in range(refreshes):
+            (np.log1p(20_000) + 1.0) - log_frequency
+            np.zeros(scorer.n_features)[topic] = weights
+
+    def into_own_arrays() -> None:
+        for _ in range(refreshes):
+            np.subtract(np.log1p(20_000) + 1.0, log_frequency, out=own_idf)
+            own_topic[topic] = weights
+
+    def score_pages() -> None:
+        fresh = TopicScorer().fit(["solar energy"])
+        for analysis in analyses:
+            n = len(analysis.links)
+            counts = Rows.of(analysis.counts)
+            page = counts.rows(0, 1)
+            fresh.partial_fit_counts(page)
+            relevance = float(fresh.score_counts(page)[0])
+            fresh.estimate_links(counts.rows(1, 1 + n), relevance, counts.rows(1 + n))
+
+    per_refresh = 1e6 / refreshes
+    print("a refresh of the weights and topic, µs, with a crawl's allocator settings")
+    print(f"  into new arrays: {per_refresh * cpu_seconds(into_new_arrays, args.repeats):.0f}")
+    print(
+        f"  into the scorer's own: {per_refresh * cpu_seconds(into_own_arrays, args.repeats):.0f}"
+    )
+    print(f"the scorer's work a page: {per_page * cpu_seconds(score_pages, args.repeats):.1f} µs")
 
 
 if __name__ == "__main__":
