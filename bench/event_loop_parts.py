@@ -14,7 +14,8 @@ instead, on the real web's pages read from disk (as `bench/page_cost.py` reads t
 - the scorer's refresh of its weights and topic vector (every 2% of growth of the pages
   it has seen), written into arrays of its own, or into new arrays of 2**18 each time,
   with the C allocator set as in a crawl's process (`crawler.memory`: a block of 128 KiB
-  or more is a mapping of its own), and the scorer's whole work on each page so.
+  or more is a mapping of its own) and BLAS on the calling thread (`crawler.cores`),
+  and the scorer's whole work on each page so.
 
 It also tells how many of the pages, and of their bytes, go to a worker process, or
 come back from it, in frames larger than a pipe holds by Linux's default (64 KiB).
@@ -38,6 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from page_cost import bfs_pages
 
+from crawler.cores import compute_on_the_calling_thread
 from crawler.memory import return_large_blocks
 from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope
 from crawler.pipeline.analysis_worker import AnalysisJob, frame
@@ -162,7 +164,8 @@ def main() -> None:
     print(f"  get_state, at zlib's level 1: {own_ms:.0f}, {len(scorer.get_state()) / 1000:,.0f} KB")
     print(f"  np.savez_compressed: {numpys_ms:.0f}, {len(numpys()) / 1000:,.0f} KB")
 
-    return_large_blocks()
+    return_large_blocks()  # as a crawl's process has them, and BLAS on the calling thread
+    compute_on_the_calling_thread()
     topic = scorer.topic_counts_.indices
     weights = scorer._weigh(scorer.topic_counts_)
     log_frequency = np.log1p(scorer.document_frequency_)
