@@ -12,7 +12,7 @@ instead, on the real web's pages read from disk (as `bench/page_cost.py` reads t
   then an .npz archive deflated at zlib's fastest level), or its arrays with
   `np.savez_compressed` (zlib's default level);
 - the scorer's refresh of its weights and topic vector (every 2% of growth of the pages
-  it has seen), written into arrays of its own, or into new arrays of 2**18 each time,
+  it has seen), into new arrays of 2**18 each time as it does, or over arrays kept,
   with the C allocator set as in a crawl's process (`crawler.memory`: a block of 128 KiB
   or more is a mapping of its own) and BLAS on the calling thread (`crawler.cores`),
   and the scorer's whole work on each page so.
