@@ -195,9 +195,7 @@ def main() -> None:
     per_refresh = 1e6 / refreshes
     print("a refresh of the weights and topic, µs, with a crawl's allocator settings")
     print(f"  into new arrays: {per_refresh * cpu_seconds(into_new_arrays, args.repeats):.0f}")
-    print(
-        f"  into the scorer's own: {per_refresh * cpu_seconds(into_own_arrays, args.repeats):.0f}"
-    )
+    print(f"  over kept arrays: {per_refresh * cpu_seconds(into_own_arrays, args.repeats):.0f}")
     print(f"the scorer's work a page: {per_page * cpu_seconds(score_pages, args.repeats):.1f} µs")
 
 
