@@ -123,6 +123,11 @@ class CrawlerMetrics:
             "Time fetchers spent holding a page while the processor queue was full",
             registry=registry,
         )
+        self.writer_holds = Counter(
+            "crawler_dispatch_held_by_writer_seconds",
+            "Time no new visit could start because the storage writer was behind",
+            registry=registry,
+        )
         self.focus_waits = Counter(
             "crawler_focus_waits",
             "Times the dispatcher left a fetch slot idle for a busy host whose URL ranks "
