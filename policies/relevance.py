@@ -136,6 +136,13 @@ class TopicScorer:
         self.n_feedback_ = 0
         self._merged = _Counts.zeros(self.n_features)  # what other processes learned
         self._idf_documents = 0
+        # the weights and the topic's vectors are refreshed into arrays of their own: a
+        # crawl's process maps each block of 128 KiB or more anew (`crawler.memory`), and
+        # a new array of 2**18 at each refresh costs more in its pages' first writes than
+        # the arithmetic (773 µs a refresh against 45, `bench/event_loop_parts.py`)
+        self._idf_array = np.empty(self.n_features)
+        self._topic_array = np.zeros(self.n_features)
+        self._link_array = np.zeros(self.n_features)
         self._invalidate()
         return self.partial_fit_counts(self.counter_.count(list(topic_texts)))
 
@@ -165,9 +172,13 @@ class TopicScorer:
         return self
 
     def idf(self) -> np.ndarray:
+        """The inverse document frequencies: the scorer's own array, written over when
+        they are refreshed (copy it to keep it)."""
         self._check_fitted()
         if self._idf is None:  # log((1 + n) / (1 + df)) + 1, the logarithms of df kept
-            idf = (np.log1p(self.n_documents_) + 1.0) - self._log_frequency
+            idf = np.subtract(
+                np.log1p(self.n_documents_) + 1.0, self._log_frequency, out=self._idf_array
+            )
             self._idf, self._idf_documents = idf, self.n_documents_
             return idf
         return self._idf
@@ -177,8 +188,8 @@ class TopicScorer:
         self._check_fitted()
         if counts.shape[0] == 0:
             return np.zeros(0)
-        if self._topic_vector is None:
-            self._topic_vector = self._dense_topic()
+        if self._topic_vector is None:  # the topic's terms stay: their weights are rewritten
+            self._topic_vector = self._topic_into(self._topic_array)
         return np.clip(self._similarity(counts, self._topic_vector), 0.0, 1.0)
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
@@ -222,14 +233,17 @@ class TopicScorer:
         )
 
     def _expanded_topic(self) -> np.ndarray:
-        topic = self._dense_topic()
+        """The topic and the relevant pages' centroid, written over the last one."""
+        self._link_array.fill(0.0)
+        topic = self._topic_into(self._link_array)
         self._link_vector_made_at = (self.n_feedback_, self.n_documents_)
         if self.n_feedback_ == 0 or self.feedback_weight == 0.0:
             return topic
         index = np.flatnonzero(self.feedback_sum_)
         centroid = self.feedback_sum_[index] * self.idf()[index]
         topic[index] += self.feedback_weight * centroid / (np.linalg.norm(centroid) or 1.0)
-        return topic / (np.linalg.norm(topic) or 1.0)
+        topic /= np.linalg.norm(topic) or 1.0
+        return topic
 
     def get_state(self) -> bytes:
         """What this process learned (the document frequencies, the feedback), to save
@@ -303,10 +317,10 @@ class TopicScorer:
         """Each row's weighted terms dotted with a dense unit vector."""
         return _row_sums(self._weigh(counts) * vector[counts.indices], counts.indptr)
 
-    def _dense_topic(self) -> np.ndarray:
-        topic = np.zeros(self.n_features)
-        topic[self.topic_counts_.indices] = self._weigh(self.topic_counts_)  # one row
-        return topic
+    def _topic_into(self, vector: np.ndarray) -> np.ndarray:
+        """The topic's weighted terms written into `vector`, zero but for them."""
+        vector[self.topic_counts_.indices] = self._weigh(self.topic_counts_)  # one row
+        return vector
 
     def _invalidate(self) -> None:
         self._idf = None

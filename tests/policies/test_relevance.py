@@ -84,6 +84,29 @@ def test_state_round_trip_restores_the_same_scores() -> None:
     assert restored.n_documents_ == scorer.n_documents_
 
 
+def test_weights_refreshed_in_the_scorers_own_arrays_score_as_new_ones() -> None:
+    """The weights, the topic and the widened topic are rewritten into arrays the scorer
+    keeps: after many refreshes, with feedback from pages whose terms come and go, its
+    scores and link estimates are exactly those of a scorer that made them anew."""
+    words = ["solar", "energy", "panel", "inverter", "roof", "grid", "battery", "flour"]
+    pages = [" ".join([*words[i % 8 : i % 8 + 3], f"w{i}"]) for i in range(300)]
+    used = TopicScorer().fit(["solar energy"])
+    for page in pages:
+        counts = used.counter_.count([page])
+        used.partial_fit_counts(counts)
+        if used.score_counts(counts)[0] >= 0.1:
+            used.add_feedback(counts)
+        used.estimate_links(counts, 0.5)  # refreshes the widened topic as a crawl does
+    assert used.n_feedback_ > 20
+    used.add_feedback(used.counter_.count(["grid battery storage"]))  # terms not seen
+    used.set_state(used.get_state())  # everything refreshed at its next use, in place
+    new = TopicScorer().fit(["solar energy"]).set_state(used.get_state())
+    texts = used.counter_.count([*pages[:30], "grid battery storage", "solar"])
+    assert used.score_counts(texts).tolist() == new.score_counts(texts).tolist()
+    assert used.estimate_links(texts, 0.2).tolist() == new.estimate_links(texts, 0.2).tolist()
+    assert used.idf().tolist() == new.idf().tolist()
+
+
 def test_a_state_saved_by_numpys_savez_compressed_is_read_the_same() -> None:
     """The state is an .npz archive whichever deflate level wrote it: one saved with
     `np.savez_compressed` (numpy's default level) restores the same scores."""
