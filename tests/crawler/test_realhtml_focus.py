@@ -43,9 +43,9 @@ async def crawl_each(
 async def test_a_focused_frontier_finds_the_relevant_pages_of_a_real_site_before_bfs(
     topic: str, policy: str
 ) -> None:
-    """Within 60 pages, measured over six crawls each: extension-api, best-first and
-    qlearning 13 to 15 of 17, breadth-first 8; docstrings, best-first 4 to 12 of 12,
-    qlearning 12, breadth-first 1."""
+    """Within 60 pages, measured over six crawls each: extension-api, best-first 15 of
+    17, qlearning 17, breadth-first 8; docstrings, best-first and qlearning 12 of 12,
+    breadth-first 1."""
     async with real_site(topic) as site:
         orders = await crawl_each(site, ["bfs", policy])
     focused, breadth_first = (found_within(site, orders[p], BUDGET) for p in (policy, "bfs"))
@@ -56,8 +56,8 @@ async def test_a_focused_frontier_finds_the_relevant_pages_of_a_real_site_before
 async def test_four_requests_at_a_time_still_find_the_docstring_pages_first(policy: str) -> None:
     """The 12 "docstrings" pages hang off one index page: a crawl that chooses its next
     URLs before that page's links are committed misses them. Measured at four requests
-    at a time, within 40 pages, three crawls each: with a worker process per core (the
-    default here, two) best-first 10 of 12 in each, qlearning 10 to 11; with one
+    at a time, within 40 pages: with a worker process per core (the default here, two)
+    best-first and qlearning 12 of 12 in each of six crawls; with one
     processor both 12 in each (best-first 1 of 12 with the transactions on the crawl's
     loop; 2 to 5 with two workers and no dispatch hold while the processor is behind)."""
     async with real_site("docstrings") as site:
