@@ -29,7 +29,10 @@ section's over the square root of its host's sections seen); `empirical-optimism
 fetched 3 times or more, between 0.01 and 0.1); `gated-sections` (a host's sections
 valued only once its mean reward is above the crawl's by more than two standard errors);
 `capped-optimism`, `capped-optimism-5` and `capped-optimism-20` (a host's and a
-section's optimism for their first 10, 5 or 20 tries only).
+section's optimism for their first 10, 5 or 20 tries only); `ungated-sections` (the
+sections' values at full weight from the start, not weighed by their skill);
+`skill-by-targets` (weighed by a skill measured against the link model's calibration
+to eq. (10)'s targets instead of the reward).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill, its largest correction and the
 weight of the sections' mean reward at the end.
@@ -250,6 +253,66 @@ class _GatedSections(SiteValues):
         return super().index(arm) if self.shown(arm.split("/", 1)[0]) else 0.0
 
 
+class _Ungated(QLearningFrontier):
+    """The sections' values at full weight from the start, whatever their skill."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.section_weight = 1.0
+
+    def _weigh_sections(self) -> None:
+        pass
+
+
+class _SkillByTargets(SiteValues):
+    """The sections' values weighed by a skill measured against the link model's
+    calibration, which maps a link's score to eq. (10)'s targets (the reward and what
+    the fetch revealed), not to the reward: one minus the ratio of the squared errors of
+    the section's shrunk mean and of that calibrated score, each predicting the fetched
+    page's reward before it is learned from; no floor on the errors, shrunk by
+    n / (n + `shrink`); every section ranked again after each fetch. The calibration
+    overstates the reward, so this skill is above the sections' own (`SectionSkill`)."""
+
+    def __init__(self, shrink: float = 50.0) -> None:
+        super().__init__()
+        self.shrink = shrink
+        self.errors = [0.0, 0.0, 0]  # the sections', the links', fetches
+
+    def learn(self, arm: str, predicted_by_link: float, reward: float) -> None:
+        record = self._arms.get(arm) or ArmRecord()
+        predicted_by_section = record.reward / (record.fetched + self.prior)
+        self.errors[0] += (reward - predicted_by_section) ** 2
+        self.errors[1] += (reward - predicted_by_link) ** 2
+        self.errors[2] += 1
+
+    def skill(self) -> float:
+        sections, links, n = self.errors
+        if n == 0 or links <= 0.0:
+            return 0.0
+        return max(0.0, 1.0 - sections / links) * n / (n + self.shrink)
+
+    def index(self, arm: str) -> float:
+        return self.skill() * super().index(arm)
+
+
+class _SkilledByTargets(_EveryValueMoves):
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.section_weight = 1.0  # the skill is applied by the sections' values
+
+    def _weigh_sections(self) -> None:
+        pass
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        sections = self.section_values
+        assert isinstance(sections, _SkillByTargets)
+        if candidate.depth > 0 and not candidate.revisit:
+            offset, slope = self.model.calibration()
+            predicted = offset + slope * candidate.score
+            sections.learn(section_of(candidate.url), predicted, relevance)
+        super().on_fetched(candidate, relevance, children)
+
+
 class _RecentSections(SiteValues):
     """A section's mean over its recent fetches: each counts `keep` times the next (the
     section's best links are taken first, so its early rewards overstate its later)."""
@@ -370,6 +433,8 @@ VARIANTS = {
         host_values=_CappedOptimism(20, weight=0.0), section_values=_CappedOptimism(20), **kw
     ),
     "gated-sections": lambda **kw: _EveryValueMoves(section_values=_GatedSections(), **kw),
+    "ungated-sections": lambda **kw: _Ungated(**kw),
+    "skill-by-targets": lambda **kw: _SkilledByTargets(section_values=_SkillByTargets(), **kw),
     "sections-recent": lambda **kw: QLearningFrontier(section_values=_RecentSections(0.9), **kw),
     "sections-weighed": lambda **kw: _Weighed(section_values=_WeighedSections(), **kw),
     "sections-scaled": lambda **kw: _Scaled(**kw),
@@ -427,6 +492,9 @@ async def main() -> None:
                     model = frontier.model
                     line += f" skill {model.skill():.3f} max |w| {np.abs(model.weights_).max():.4f}"
                     line += f" sections' weight {frontier.section_values.weight:.2f}"
+                    line += f" sections' skill {frontier.section_weight:.3f}"
+                    if isinstance(frontier.section_values, _SkillByTargets):
+                        line += f" sections' skill {frontier.section_values.skill():.3f}"
                 print(f"run {run} {name}: {line}", flush=True)
     print(f"\nmedians over {args.repeat} runs")
     for name, runs in results.items():

@@ -41,7 +41,11 @@ from policies.frontier import Candidate, LinkContext, PriorityFrontier
 from policies.link_model import LinkContextModel, Row, link_tokens
 from policies.npz import is_npz, npz_bytes
 from policies.row_store import RowStore
-from policies.site_values import SiteValues, section_of
+from policies.site_values import SectionSkill, SiteValues, section_of
+
+# the sections' weight follows their skill in steps of this: each step ranks every
+# section again (`PriorityFrontier.refresh_all`)
+SKILL_STEP = 0.005
 
 
 def first_fetch_reward(relevance: float) -> float:
@@ -121,7 +125,10 @@ class QLearningFrontier(PriorityFrontier):
     best-first's estimate. Each URL's index gains the value of its section of the host
     (the first segment of its path): the mean reward of the section's pages and an
     optimism for the sections barely tried (`SiteValues`), so that no part of a site is
-    left untried because its first links promise nothing. Hosts compete with that and
+    left untried because its first links promise nothing, weighed by the sections'
+    skill: how much better a section's mean predicts its pages' rewards than their
+    links' scores do (`SectionSkill`; zero until shown, so the sections move nothing
+    before). Hosts compete with that and
     an optimism for the hosts barely tried, so that no host is left untried either. The
     sections are the groups of a host's queue (`PriorityFrontier.group_of`): a
     section's value, moved by each try and fetch there, moves all its URLs at once.
@@ -162,6 +169,7 @@ class QLearningFrontier(PriorityFrontier):
         model: LinkContextModel | None = None,
         host_values: SiteValues | None = None,
         section_values: SiteValues | None = None,
+        section_skill: SectionSkill | None = None,
     ) -> None:
         super().__init__(patience=patience)
         self.settings = settings or LearningSettings()
@@ -171,6 +179,10 @@ class QLearningFrontier(PriorityFrontier):
         # a crawl on the host of one rich section long after that section is exhausted)
         self.host_values = host_values or SiteValues(weight=0.0)
         self.section_values = section_values or SiteValues()
+        self.section_skill = section_skill or SectionSkill()
+        # the sections' values weigh this much: the skill as of the last time every
+        # section was ranked again (each time it moved by SKILL_STEP)
+        self.section_weight = 0.0
         self.horizon, self.rerank_budget = horizon, rerank_budget
         self.subsidy_memory = subsidy_memory
         self.patient_after = patient_after
@@ -249,7 +261,11 @@ class QLearningFrontier(PriorityFrontier):
         return section_of(candidate.url)
 
     def group_bonus(self, group: str) -> float:
-        return self.section_values.index(group)
+        return self.section_index(group)
+
+    def section_index(self, section: str) -> float:
+        """What every URL of `section` gains: its value, weighed by the sections' skill."""
+        return self.section_weight * self.section_values.index(section)
 
     def own_priority(self, candidate: Candidate) -> float:
         """A link's own index: best-first's score, moved by the model's confident
@@ -265,7 +281,7 @@ class QLearningFrontier(PriorityFrontier):
         return float(self.model.index([self._row(candidate)], [candidate.score])[0])
 
     def priority(self, candidate: Candidate) -> float:
-        return self.own_priority(candidate) + self.section_values.index(section_of(candidate.url))
+        return self.own_priority(candidate) + self.section_index(section_of(candidate.url))
 
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The index of queued candidates, or of candidates not queued (a refill choosing
@@ -317,12 +333,12 @@ class QLearningFrontier(PriorityFrontier):
     def _section_indexes_by_number(self, numbers: np.ndarray) -> np.ndarray:
         """The indexes of sections by their numbers, each section's computed once."""
         distinct, positions = np.unique(numbers, return_inverse=True)
-        index, sections = self.section_values.index, self._sections
+        index, sections = self.section_index, self._sections
         return np.array([index(sections[number]) for number in distinct.tolist()])[positions]
 
     def _section_indexes(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """Each candidate's section's index, computed once a section."""
-        index = self.section_values.index
+        index = self.section_index
         known: dict[str, float] = {}
         values = np.empty(len(candidates))
         for i, candidate in enumerate(candidates):
@@ -423,7 +439,11 @@ class QLearningFrontier(PriorityFrontier):
         reward = first_fetch_reward(relevance)
         self.host_values.fetched(candidate.host, reward)
         section = section_of(candidate.url)
+        if candidate.depth > 0:  # a link's page, not a seed: its score estimated it
+            by_section = self.section_values.mean(section)
+            self.section_skill.learn(by_section, candidate.score, reward)
         self.section_values.fetched(section, reward)
+        self._weigh_sections()
         m = self.subsidy_memory
         self.reward_rate = m * self.reward_rate + (1 - m) * reward
         before = self._recent_reward.get(candidate.host, reward)
@@ -451,6 +471,14 @@ class QLearningFrontier(PriorityFrontier):
         if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue
             self._rerank_some()
 
+    def _weigh_sections(self) -> None:
+        """Weigh the sections by their skill as it is now, once it moved by SKILL_STEP:
+        every section is then ranked again, its URLs unmoved within it."""
+        skill = self.section_skill.value()
+        if abs(skill - self.section_weight) >= SKILL_STEP:
+            self.section_weight = skill
+            self.refresh_all()
+
     # -- saving ----------------------------------------------------------------------
 
     def get_state(self) -> bytes:
@@ -461,6 +489,7 @@ class QLearningFrontier(PriorityFrontier):
             "subsidy": self.subsidy,
             "hosts": self.host_values.get_state(),
             "sections": self.section_values.get_state(),
+            "section_skill": self.section_skill.get_state(),
         }
         return npz_bytes(
             **self.model.get_state(),
@@ -468,12 +497,14 @@ class QLearningFrontier(PriorityFrontier):
         )
 
     def set_state(self, blob: bytes) -> None:
-        model, subsidy, hosts, sections = self._read_state(blob)
+        model, subsidy, hosts, sections, skill = self._read_state(blob)
         with _unreadable():
             self.model.set_state(model)
             self.host_values.set_state(hosts)
             self.section_values.set_state(sections)
+            self.section_skill.set_state(skill)
         self.subsidy = subsidy
+        self.section_weight = self.section_skill.value()
         self.refresh_all()
 
     def merge(self, states: Sequence[bytes]) -> None:
@@ -492,9 +523,11 @@ class QLearningFrontier(PriorityFrontier):
     @staticmethod
     def _read_state(
         blob: bytes,
-    ) -> tuple[dict[str, np.ndarray], float, dict[str, list[float]], dict[str, list[float]]]:
-        """The model's state, the subsidy, the hosts' values and the sections' (none in a
-        state saved before they were valued: they start untried)."""
+    ) -> tuple[
+        dict[str, np.ndarray], float, dict[str, list[float]], dict[str, list[float]], list[float]
+    ]:
+        """The model's state, the subsidy, the hosts' values, the sections' and their skill
+        (none in a state saved before they were valued: they start untried, unskilled)."""
         with _unreadable():
             if is_npz(blob):
                 with np.load(io.BytesIO(blob), allow_pickle=False) as saved:
@@ -514,9 +547,10 @@ class QLearningFrontier(PriorityFrontier):
                 }
             subsidy = float(state["subsidy"])
             hosts, sections = state.get("hosts", {}), state.get("sections", {})
+            skill = state.get("section_skill", [0.0] * 8)
         if not math.isfinite(subsidy):
             raise ValueError("saved Q-learning frontier state has a non-finite subsidy")
-        return model, subsidy, hosts, sections
+        return model, subsidy, hosts, sections, skill
 
 
 def _scores(candidates: Sequence[Candidate]) -> np.ndarray:

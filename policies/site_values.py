@@ -74,6 +74,12 @@ class SiteValues:
         mean = record.reward / (record.fetched + self.prior)
         return self.weight * mean + self.optimism / math.sqrt(1 + record.tried)
 
+    def mean(self, arm: str) -> float:
+        """The arm's mean reward, shrunk by n / (n + prior): what it predicts of its next
+        page."""
+        record = self._arms.get(arm)
+        return 0.0 if record is None else record.reward / (record.fetched + self.prior)
+
     def tries(self, arm: str) -> int:
         record = self._arms.get(arm)
         return 0 if record is None else record.tried
@@ -104,3 +110,78 @@ class SiteValues:
                 raise ValueError(f"saved site values of {arm!r} are out of range")
             arms[arm] = ArmRecord(int(tried), int(fetched), float(reward))
         self._arms = arms
+
+
+class SectionSkill:
+    """How much more the sections tell of a page than its link does, measured.
+
+    Before each fetched page is learned from, its reward is predicted twice: by its
+    section's mean (`SiteValues.mean`), and by its link's score calibrated to the
+    rewards of the pages fetched so far (least squares, a + b score, with forgetting).
+    The skill is one minus the ratio of the two predictions' running squared errors
+    (prequential, as the link model's, from the third page on), each error at least
+    `noise` (rewards closer than its square root are not told apart: where no page earns
+    anything, the sections' means of zero are not skill), at least 0, shrunk by
+    n / (n + `shrink`) after n pages. Where a topic's words are spread thin over every
+    host (on the third real web, "unicode utf-8 text encoding"), every section earns
+    about the same small reward and the sections predict no better than the links: the
+    skill stays near zero and the sections' values, optimism included, do not outrank
+    the links' estimates."""
+
+    def __init__(
+        self, *, shrink: float = 50.0, noise: float = 1e-3, forgetting: float = 0.995
+    ) -> None:
+        if shrink <= 0 or noise <= 0 or not 0 < forgetting <= 1:
+            raise ValueError(
+                "the section skill needs shrink > 0, noise > 0 and forgetting in (0, 1], "
+                f"not {shrink}, {noise}, {forgetting}"
+            )
+        self.shrink, self.noise, self.forgetting = shrink, noise, forgetting
+        self.calibration = [0.0] * 5  # n, sum of scores, of their squares, of rewards, of products
+        self.errors = [0.0, 0.0]  # the sections', the links'
+        self.pages = 0
+
+    def by_link(self, score: float) -> float:
+        """The reward a link's score predicts: a + b score fitted to the pages so far."""
+        n, s, ss, y, sy = self.calibration
+        if n <= 0.0:
+            return score
+        mean_s, mean_y = s / n, y / n
+        variance = ss / n - mean_s**2
+        slope = (sy / n - mean_s * mean_y) / variance if variance > 1e-12 else 0.0
+        return mean_y + slope * (score - mean_s)
+
+    def learn(self, by_section: float, score: float, reward: float) -> None:
+        """A fetched page: its section's prediction, its link's score, its reward."""
+        f = self.forgetting
+        if self.pages >= 2:
+            by_link = self.by_link(score)
+            self.errors = [
+                f * self.errors[0] + max((reward - by_section) ** 2, self.noise),
+                f * self.errors[1] + max((reward - by_link) ** 2, self.noise),
+            ]
+        self.calibration = [
+            f * total + value
+            for total, value in zip(
+                self.calibration, (1.0, score, score * score, reward, score * reward), strict=True
+            )
+        ]
+        self.pages += 1
+
+    def value(self) -> float:
+        sections, links = self.errors
+        if links <= 0.0:
+            return 0.0
+        return max(0.0, 1.0 - sections / links) * self.pages / (self.pages + self.shrink)
+
+    def get_state(self) -> list[float]:
+        return [*self.calibration, *self.errors, self.pages]
+
+    def set_state(self, state: list[float]) -> None:
+        if len(state) != 8 or not all(math.isfinite(v) for v in state):
+            raise ValueError(f"saved section skill is unreadable: {state}")
+        if state[0] < 0 or state[5] < 0 or state[6] < 0 or state[7] < 0:
+            raise ValueError(f"saved section skill is out of range: {state}")
+        self.calibration = [float(v) for v in state[:5]]
+        self.errors = [float(state[5]), float(state[6])]
+        self.pages = int(state[7])

@@ -22,7 +22,7 @@ from policies.qlearning import (
     refetch_reward,
 )
 from policies.quality import schedule_performance, upper_bound
-from policies.site_values import SiteValues, section_of
+from policies.site_values import SectionSkill, SiteValues, section_of
 from policies.traversals import run_traversals
 from testbed.graph import web_graph
 from testbed.web import WebSpec
@@ -326,19 +326,12 @@ def test_a_state_saved_as_json_before_the_npz_is_read_the_same() -> None:
         QLearningFrontier().set_state(state[: len(state) // 2])  # a torn archive
 
 
-class BestFirstWithSiteValues(BestFirst):
-    """Best-first's links, with hosts and sections valued as the Q-learning frontier
-    values them."""
+class BestFirstWithHostValues(BestFirst):
+    """Best-first's links, with hosts valued as the Q-learning frontier values them."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.host_values, self.section_values = SiteValues(weight=0.0), SiteValues()
-
-    def group_of(self, candidate: Candidate) -> str:
-        return section_of(candidate.url)
-
-    def group_bonus(self, group: str) -> float:
-        return self.section_values.index(group)
+        self.host_values = SiteValues(weight=0.0)
 
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
@@ -347,22 +340,20 @@ class BestFirstWithSiteValues(BestFirst):
         found = super().pop(is_ready)
         if found is not None:
             self.host_values.tried(found.host)
-            self.section_values.tried(section_of(found.url))
-            self.refresh_group(found.host, section_of(found.url))
+            self.refresh_host(found.host)
         return found
 
     def on_fetched(self, candidate: Candidate, relevance: float, children: object) -> None:
         self.host_values.fetched(candidate.host, relevance)
-        self.section_values.fetched(section_of(candidate.url), relevance)
-        self.refresh_group(candidate.host, section_of(candidate.url))
+        self.refresh_host(candidate.host)
 
 
 def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> None:
-    # before the model has learned, the only departure is the values of the hosts and
-    # of their sections, as they are at each pop (here moved by their tries: no page is
-    # relevant, so the model learns nothing)
+    # before the model has learned, the only departure is the values of the hosts, as
+    # they are at each pop (here moved by their tries: no page is relevant, so the model
+    # learns nothing, and the sections, which tell no page from another, weigh nothing)
     rng = np.random.default_rng(3)
-    learned, greedy = QLearningFrontier(), BestFirstWithSiteValues()
+    learned, greedy = QLearningFrontier(), BestFirstWithHostValues()
     for url_id in range(1, 201):
         host = f"h{rng.integers(4)}"
         score = round(float(rng.random()), 2)  # ties too
@@ -371,7 +362,7 @@ def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> Non
         link = candidate(url_id, score, host=host, depth=depth, anchor="x y", section=section)
         learned.push(link)
         greedy.push(link)
-    refits = learned.model.refits_
+    refits, linked = learned.model.refits_, 0
     for step in range(200):
         open_hosts = {f"h{i}" for i in range(4) if (step >> i) & 1 or step % 5 == 0}
 
@@ -381,10 +372,13 @@ def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> Non
         expected = greedy.pop(ready)
         assert learned.pop(ready) is expected
         if expected is not None:
+            linked += expected.depth > 0  # a seed's page does not judge the sections
             learned.on_fetched(expected, 0.0, [])
             greedy.on_fetched(expected, 0.0, [])
     assert learned.model.skill() == 0.0
     assert learned.model.refits_ > refits
+    assert learned.section_skill.pages == linked > 100
+    assert learned.section_weight == 0.0
 
 
 def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
@@ -396,57 +390,78 @@ def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
     learned_order = [learned.pop(lambda host: True).host for _ in range(51)]
     greedy_order = [greedy.pop(lambda host: True).host for _ in range(51)]
     assert greedy_order.index("quiet") == 50  # best-first: after every loud link
-    # optimism 0.1 / sqrt(1 + tried), of the host and of its one section: after one try
-    # the loud host's and section's are below the untried ones' by more than its links'
-    # lead (0.05 + 2 x 0.071 against 2 x 0.1)
-    assert learned_order.index("quiet") == 1
+    # optimism 0.1 / sqrt(1 + tried) of the host (its sections weigh nothing before they
+    # are shown to tell pages apart): after four tries the loud host's is below the
+    # untried one's by more than its links' lead (0.05 + 0.045 against 0.1)
+    assert learned_order.index("quiet") == 4
 
 
-def test_a_section_whose_first_links_promise_nothing_is_still_tried() -> None:
-    learned, greedy = QLearningFrontier(), BestFirst()
-    for frontier in (learned, greedy):
-        for url_id in range(50):  # one host: API pages that name the topic a little
-            frontier.push(candidate(url_id, 0.05, section="api/"))
-        frontier.push(candidate(99, 0.0, anchor="development", section="dev/"))
-    orders: dict[str, list[str]] = {"learned": [], "greedy": []}
-    for name, frontier in (("learned", learned), ("greedy", greedy)):
-        for _ in range(51):
-            found = frontier.pop(lambda host: True)
-            frontier.on_fetched(found, 0.0, [])
-            orders[name].append(section_of(found.url))
-    assert orders["greedy"].index("a/dev") == 50  # best-first: after every API link
-    # a section's value moves its links as it is tried, none ranked again: after four
-    # tries the API section's optimism (0.1 / sqrt(5)) is below the untried section's by
-    # more than its links' lead (0.05 + 0.045 against 0.1), before the model's first batch
-    assert orders["learned"].index("a/dev") == 4 < learned.model.batch
-    assert learned.section_values.tries("a/api") == 50
-    restored = QLearningFrontier()
-    restored.set_state(learned.get_state())
-    assert restored.section_values.index("a/api") == learned.section_values.index("a/api")
+def fetch_pages_of_two_sections(frontier: QLearningFrontier, *, sections_tell: bool) -> None:
+    """100 pages of host "t" fetched, half in each of two sections, their links scored 0
+    to 0.2 at random: with `sections_tell`, one section's pages are relevant (0.5) and
+    the other's are not, whatever their links' scores; otherwise a page's relevance is
+    its link's score."""
+    rng = np.random.default_rng(5)
+    for url_id in range(1_000, 1_100):
+        section = ("good/", "poor/")[url_id % 2]
+        score = round(float(rng.random()) * 0.2, 3)
+        reward = (0.5 if section == "good/" else 0.0) if sections_tell else score
+        frontier.on_fetched(candidate(url_id, score, host="t", section=section), reward, [])
+
+
+@pytest.mark.parametrize("sections_tell", [True, False])
+def test_a_section_whose_first_links_promise_nothing_is_tried_once_sections_tell_pages_apart(
+    sections_tell: bool,
+) -> None:
+    learned = QLearningFrontier()
+    fetch_pages_of_two_sections(learned, sections_tell=sections_tell)
+    for url_id in range(50):  # API pages that name the topic barely
+        learned.push(candidate(url_id, 0.01, section="api/"))
+    learned.push(candidate(99, 0.0, anchor="development", section="dev/"))
+    order = []
+    for _ in range(51):
+        found = learned.pop(lambda host: True)
+        assert found is not None
+        learned.on_fetched(found, 0.0, [])
+        order.append(section_of(found.url))
+    if sections_tell:
+        # the sections predicted the pages better than their links (the skill is 0.53
+        # after the 100 pages): their values weigh that much, and after a try the API
+        # section's optimism and its links' lead are below the untried section's optimism
+        assert learned.section_weight > 0.3
+        assert order.index("a/dev") <= 2
+        assert learned.section_values.tries("a/api") == 50
+    else:  # a page's link told as much as its section: best-first's order
+        assert learned.section_weight == 0.0
+        assert order.index("a/dev") == 50
 
 
 def test_a_restored_state_ranks_the_queued_sections_by_their_restored_values() -> None:
     taught = QLearningFrontier()
-    taught.section_values.fetched("a/dev", 0.5)  # dev's pages were relevant
+    for url_id in range(40):  # dev's pages were relevant, the API's not, their links alike
+        section = ("api/", "dev/")[url_id % 2]
+        reward = 0.5 if section == "dev/" else 0.0
+        taught.on_fetched(candidate(100 + url_id, 0.1, section=section), reward, [])
     frontier = QLearningFrontier()
     frontier.push(candidate(1, 0.2, section="api/"))
     frontier.push(candidate(2, 0.1, section="dev/"))
     frontier.set_state(taught.get_state())  # a resumed crawl, its queue read back first
+    assert frontier.section_weight == taught.section_skill.value() > 0.0
     assert frontier.pop(lambda host: True).url_id == 2
 
 
 def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> None:
     frontier = QLearningFrontier()
-    for host in ("poor", "rich"):
-        fetched = candidate(1 if host == "poor" else 2, 0.1, host=host)
-        frontier.push(fetched)
-    assert {frontier.pop(lambda host: True).host for _ in range(2)} == {"poor", "rich"}
-    frontier.on_fetched(candidate(1, 0.1, host="poor"), 0.0, [])
-    frontier.on_fetched(candidate(2, 0.1, host="rich"), 0.4, [])
-    for url_id, host in ((3, "poor"), (4, "rich")):
+    for url_id in range(40):  # pages of both hosts fetched, their links alike
+        host = ("poor", "rich")[url_id % 2]
+        frontier.on_fetched(candidate(url_id, 0.1, host=host), 0.4 if host == "rich" else 0.0, [])
+    for url_id, host in ((100, "poor"), (101, "rich")):
         frontier.push(candidate(url_id, 0.1, host=host))
-    # what the pages earned counts by their section; a host brings its optimism alone
-    assert frontier.section_values.index("rich/") > frontier.section_values.index("poor/")
+    # what the pages earned counts by their section, weighed by the sections' skill
+    # (their means tell the pages apart, the links' scores do not); a host brings its
+    # optimism alone
+    assert frontier.section_weight > 0.0
+    assert frontier.section_index("rich/") > frontier.section_index("poor/")
     assert frontier.host_bonus("rich") == frontier.host_bonus("poor")
     assert frontier.pop(lambda host: True).host == "rich"
 
@@ -454,7 +469,8 @@ def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> No
     restored.set_state(frontier.get_state())
     for arm in ("rich/", "poor/"):
         assert restored.section_values.index(arm) == frontier.section_values.index(arm)
-    assert restored.host_values.tries("rich") == frontier.host_values.tries("rich") == 2
+    assert restored.section_skill.get_state() == frontier.section_skill.get_state()
+    assert restored.host_values.tries("rich") == frontier.host_values.tries("rich") == 1
 
 
 def test_site_values_out_of_range_are_named() -> None:
@@ -462,6 +478,12 @@ def test_site_values_out_of_range_are_named() -> None:
         SiteValues(prior=0.0)
     with pytest.raises(ValueError, match=r"'a\.example'"):
         SiteValues().set_state({"a.example": [1, 1, float("nan")]})
+    with pytest.raises(ValueError, match="shrink > 0"):
+        SectionSkill(shrink=0.0)
+    with pytest.raises(ValueError, match="out of range"):
+        SectionSkill().set_state([1.0, 0.1, 0.01, 0.0, 0.0, -1.0, 0.5, 3])
+    with pytest.raises(ValueError, match="unreadable"):
+        SectionSkill().set_state([0.0] * 7)  # a torn state
 
 
 def test_reranking_a_host_follows_the_model_and_keeps_re_visits_first() -> None:
