@@ -28,7 +28,8 @@ frontier counts the mean reward at the finer level only, the section's, and give
 its optimism alone (weight 0): a host's mean added to its sections' would count each
 page twice, and on "fourier transform signal frequency" kept the crawl on SciPy's host
 (955 to 960 pages of 1,000 in three crawls) after its one rich section was exhausted,
-away from Java's relevant pages.
+away from Java's relevant pages. And it weighs the sections' values by how much better
+the sections predict their pages than the pages' links do (`SectionSkill`).
 """
 
 from __future__ import annotations
