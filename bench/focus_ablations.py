@@ -34,8 +34,8 @@ sections' values at full weight from the start, not weighed by their skill);
 `skill-by-targets` (weighed by a skill measured against the link model's calibration
 to eq. (10)'s targets instead of the reward).
 For each crawl it prints recall within the first N pages, the pages fetched of each
-host holding relevant pages, and the model's skill, its largest correction and the
-weight of the sections' mean reward at the end.
+host holding relevant pages, and the model's skill, its largest correction, the
+sections' skill and the weight of their mean reward at the end.
 """
 
 from __future__ import annotations
@@ -491,10 +491,12 @@ async def main() -> None:
                 if frontier is not None:
                     model = frontier.model
                     line += f" skill {model.skill():.3f} max |w| {np.abs(model.weights_).max():.4f}"
-                    line += f" sections' weight {frontier.section_values.weight:.2f}"
-                    line += f" sections' skill {frontier.section_weight:.3f}"
-                    if isinstance(frontier.section_values, _SkillByTargets):
-                        line += f" sections' skill {frontier.section_values.skill():.3f}"
+                    sections = frontier.section_values
+                    if isinstance(sections, _SkillByTargets):  # its skill is in its values
+                        line += f" sections' skill {sections.skill():.3f}"
+                    else:
+                        line += f" sections' skill {frontier.section_weight:.3f}"
+                    line += f" sections' mean weighed {sections.weight:.2f}"
                 print(f"run {run} {name}: {line}", flush=True)
     print(f"\nmedians over {args.repeat} runs")
     for name, runs in results.items():
