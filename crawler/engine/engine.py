@@ -32,6 +32,7 @@ from crawler.engine.parts import EngineParts
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits, RevisitSettings
 from crawler.engine.summary import CrawlSummary
+from crawler.engine.writer_hold import WriterHold, write_hold
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.net.visit import Visitor
@@ -45,10 +46,6 @@ from policies import PriorityFrontier, TopicScorer
 
 log = logging.getLogger(__name__)
 
-# results waiting for the writer before dispatching pauses: as many as visits may be in
-# flight (`write_hold`), within these bounds
-MIN_WRITE_HOLD = 8
-MAX_WRITE_BACKLOG = 2_048
 MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 
 
@@ -65,20 +62,6 @@ class EngineLimits:
     stop_grace: float  # seconds visits in flight get to finish at shutdown
     drop_at_full_queue: bool  # the paper's loss, instead of waiting for room
     frontier_memory: int  # candidates held in memory; the rest wait in the database
-
-
-def write_hold(concurrency: int) -> int:
-    """Results waiting for the writer at which no new visit starts.
-
-    A page's links reach the frontier only once the writer commits it: with no hold
-    short of the memory's bound, a writer slower than the fetches lets the frontier
-    choose hundreds of pages behind what was fetched (at one fetch at a time on the
-    testbed, a median of 31 to 291 pages and up to 1,119, the more the faster the
-    processor), and a focused crawl's order then depends on the writer's speed. Held to
-    the visits allowed in flight, it is at most about a round of fetches behind. At
-    least `MIN_WRITE_HOLD`: at one fetch at a time, a hold of one or two makes each
-    fetch wait for the last page's commit."""
-    return min(MAX_WRITE_BACKLOG, max(concurrency, MIN_WRITE_HOLD))
 
 
 class Engine:
@@ -150,8 +133,11 @@ class Engine:
         self.lease_keeper = parts.lease_keeper
         self._stop = asyncio.Event()
         self._refill: asyncio.Task[None] | None = None
-        self.write_hold = write_hold(limits.concurrency)
-        self._writer_held_since: float | None = None
+        self.writer_hold = WriterHold(
+            lambda: self._writer.pending,
+            limit=write_hold(limits.concurrency),
+            held_seconds=metrics.writer_holds,
+        )
 
     # -- control ---------------------------------------------------------------------
 
@@ -255,9 +241,7 @@ class Engine:
                 self._refill = group.create_task(self._refill_frontier(), name="refill")
             # backpressure: results the writer has not committed hold memory (text,
             # links), and their links are not in the frontier yet (`write_hold`)
-            writer_behind = self._writer.pending >= self.write_hold
-            self._count_writer_hold(writer_behind, now)
-            blocked = room <= 0 or writer_behind or self._processor_behind()
+            blocked = room <= 0 or self.writer_hold.holds(now) or self._processor_behind()
             if not blocked:
                 candidate = self.frontier.pop(
                     functools.partial(self._ready, now=now),
@@ -303,13 +287,6 @@ class Engine:
         if self.limits.drop_at_full_queue:
             return False
         return self.processing.waiting >= self.processing.servers
-
-    def _count_writer_hold(self, held: bool, now: float) -> None:
-        """Time no new visit may start because the writer is behind, counted as it
-        passes (the dispatcher looks at least once a second while held)."""
-        if self._writer_held_since is not None:
-            self.metrics.writer_holds.inc(now - self._writer_held_since)
-        self._writer_held_since = now if held else None
 
     async def _refill_frontier(self) -> None:
         """Bring spilled URLs back from the database while the frontier runs low."""

@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy import Connection
 
 import storage
-from crawler.engine import engine
+from crawler.engine import writer_hold
 from storage import writes
 from testbed.server import Testbed
 from testbed.web import WebSpec
@@ -34,9 +34,9 @@ async def test_a_slow_writer_holds_back_the_fetchers(
         record_fetches(connection, records)
 
     monkeypatch.setattr(writes, "record_fetches", slow_record_fetches)
-    monkeypatch.setattr(engine, "MAX_WRITE_BACKLOG", 16)  # the memory's bound, reached at 20
-    hold = engine.write_hold(concurrency)
-    assert hold == {1: engine.MIN_WRITE_HOLD, 8: 8, 20: 16}[concurrency]
+    monkeypatch.setattr(writer_hold, "MAX_WRITE_BACKLOG", 16)  # the memory's bound, reached at 20
+    hold = writer_hold.write_hold(concurrency)
+    assert hold == {1: writer_hold.MIN_WRITE_HOLD, 8: 8, 20: 16}[concurrency]
     registry = CollectorRegistry()
     async with (
         Testbed(WebSpec(pages=300, hosts=3, seed=2)) as bed,

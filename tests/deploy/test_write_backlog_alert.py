@@ -16,7 +16,7 @@ from sqlalchemy import Connection
 
 import storage
 from crawler.config import CrawlConfig
-from crawler.engine import engine
+from crawler.engine import writer_hold
 from crawler.service import run_crawl
 from crawler.telemetry.metrics import CrawlerMetrics
 from storage import writes
@@ -113,7 +113,7 @@ async def test_a_real_backlog_fires_the_alert(
                 summary = await crawling
     assert summary.fetched == config.max_pages
     # the backlog reached the hold and stayed bounded by it while the writer was slow
-    hold = engine.write_hold(CONCURRENCY)
+    hold = writer_hold.write_hold(CONCURRENCY)
     assert hold <= most_before_firing <= hold + CONCURRENCY + BUFFER + 1
 
 
