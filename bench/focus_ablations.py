@@ -279,8 +279,7 @@ class _SkillByTargets(SiteValues):
         self.errors = [0.0, 0.0, 0]  # the sections', the links', fetches
 
     def learn(self, arm: str, predicted_by_link: float, reward: float) -> None:
-        record = self._arms.get(arm) or ArmRecord()
-        predicted_by_section = record.reward / (record.fetched + self.prior)
+        predicted_by_section = self.mean(arm)
         self.errors[0] += (reward - predicted_by_section) ** 2
         self.errors[1] += (reward - predicted_by_link) ** 2
         self.errors[2] += 1
@@ -342,10 +341,6 @@ class _WeighedSections(SiteValues):
         super().__init__()
         self.after, self.fetches = after, 0
         self._sums = np.zeros((3, 4))  # X'X | X'y, X = (1, score, mean)
-
-    def mean(self, arm: str) -> float:
-        record = self._arms.get(arm)
-        return 0.0 if record is None else record.reward / (record.fetched + self.prior)
 
     def learn(self, score: float, mean: float, reward: float) -> None:
         x = np.array([1.0, score, mean])
