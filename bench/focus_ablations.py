@@ -30,7 +30,10 @@ fetched 3 times or more, between 0.01 and 0.1); `gated-sections` (a host's secti
 valued only once its mean reward is above the crawl's by more than two standard errors);
 `capped-optimism`, `capped-optimism-5` and `capped-optimism-20` (a host's and a
 section's optimism for their first 10, 5 or 20 tries only); `ungated-sections` (the
-sections' values at full weight from the start, not weighed by their skill);
+sections' values at full weight from the start, not weighed by their skill: the
+variants from `surprise` to `capped-optimism-20` and `sections-recent`,
+`sections-weighed` and `sections-scaled` value the sections at full weight too, as they
+were measured);
 `skill-by-targets` (weighed by a skill measured against the link model's calibration
 to eq. (10)'s targets instead of the reward).
 For each crawl it prints recall within the first N pages, the pages fetched of each
@@ -111,7 +114,19 @@ class _SurprisedSections(SiteValues):
         super().fetched(arm, reward - self.promised)
 
 
-class _Surprised(QLearningFrontier):
+class _FullWeight(QLearningFrontier):
+    """The sections' values at full weight from the start, whatever their skill: the
+    base of the variants that value sections in other ways, as they were measured."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.section_weight = 1.0
+
+    def _weigh_sections(self) -> None:
+        pass
+
+
+class _Surprised(_FullWeight):
     def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
         sections = self.section_values
         assert isinstance(sections, _SurprisedSections)
@@ -121,7 +136,7 @@ class _Surprised(QLearningFrontier):
             sections.learn(candidate.score, relevance)
 
 
-class _EveryValueMoves(QLearningFrontier):
+class _EveryValueMoves(_FullWeight):
     """For sections' values that all move with each fetch (`_RampedSections`,
     `_WeighedSections`): every section and host ranked by its value as it is after it."""
 
@@ -253,17 +268,6 @@ class _GatedSections(SiteValues):
         return super().index(arm) if self.shown(arm.split("/", 1)[0]) else 0.0
 
 
-class _Ungated(QLearningFrontier):
-    """The sections' values at full weight from the start, whatever their skill."""
-
-    def __init__(self, **kw):  # type: ignore[no-untyped-def]
-        super().__init__(**kw)
-        self.section_weight = 1.0
-
-    def _weigh_sections(self) -> None:
-        pass
-
-
 class _SkillByTargets(SiteValues):
     """The sections' values weighed by a skill measured against the link model's
     calibration, which maps a link's score to eq. (10)'s targets (the reward and what
@@ -295,12 +299,7 @@ class _SkillByTargets(SiteValues):
 
 
 class _SkilledByTargets(_EveryValueMoves):
-    def __init__(self, **kw):  # type: ignore[no-untyped-def]
-        super().__init__(**kw)
-        self.section_weight = 1.0  # the skill is applied by the sections' values
-
-    def _weigh_sections(self) -> None:
-        pass
+    """Its sections' values apply their own skill (`_SkillByTargets`)."""
 
     def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
         sections = self.section_values
@@ -361,7 +360,7 @@ class _Weighed(_EveryValueMoves):
         super().on_fetched(candidate, relevance, children)
 
 
-class _Scaled(QLearningFrontier):
+class _Scaled(_FullWeight):
     """A section's mean reward scaled by its head's own index over the mean score of the
     links fetched there (at most 1): a section whose best links were taken lifts its
     weaker ones less; its optimism as it is."""
@@ -402,35 +401,27 @@ VARIANTS = {
     "waits-untried": lambda **kw: QLearningFrontier(patient_after=0, **kw),
     "surprise": lambda **kw: _Surprised(section_values=_SurprisedSections(False), **kw),
     "surprise-fitted": lambda **kw: _Surprised(section_values=_SurprisedSections(True), **kw),
-    "sections-prior-20": lambda **kw: QLearningFrontier(
-        section_values=SiteValues(prior=20.0), **kw
-    ),
+    "sections-prior-20": lambda **kw: _FullWeight(section_values=SiteValues(prior=20.0), **kw),
     "sections-ramped": lambda **kw: _EveryValueMoves(section_values=_RampedSections(100.0), **kw),
-    "sections-harvest": lambda **kw: QLearningFrontier(section_values=_HarvestSections(0.5), **kw),
-    "sections-harvest-0.3": lambda **kw: QLearningFrontier(
-        section_values=_HarvestSections(0.3), **kw
-    ),
+    "sections-harvest": lambda **kw: _FullWeight(section_values=_HarvestSections(0.5), **kw),
+    "sections-harvest-0.3": lambda **kw: _FullWeight(section_values=_HarvestSections(0.3), **kw),
     "shared-optimism": lambda **kw: _EveryValueMoves(section_values=_SharedOptimism(), **kw),
     "empirical-optimism": lambda **kw: _EveryValueMoves(section_values=_EmpiricalOptimism(), **kw),
-    "sections-mean-only": lambda **kw: QLearningFrontier(
-        section_values=SiteValues(optimism=0.0), **kw
-    ),
-    "sections-optimism-only": lambda **kw: QLearningFrontier(
-        section_values=SiteValues(weight=0.0), **kw
-    ),
-    "capped-optimism": lambda **kw: QLearningFrontier(
+    "sections-mean-only": lambda **kw: _FullWeight(section_values=SiteValues(optimism=0.0), **kw),
+    "sections-optimism-only": lambda **kw: _FullWeight(section_values=SiteValues(weight=0.0), **kw),
+    "capped-optimism": lambda **kw: _FullWeight(
         host_values=_CappedOptimism(10, weight=0.0), section_values=_CappedOptimism(10), **kw
     ),
-    "capped-optimism-5": lambda **kw: QLearningFrontier(
+    "capped-optimism-5": lambda **kw: _FullWeight(
         host_values=_CappedOptimism(5, weight=0.0), section_values=_CappedOptimism(5), **kw
     ),
-    "capped-optimism-20": lambda **kw: QLearningFrontier(
+    "capped-optimism-20": lambda **kw: _FullWeight(
         host_values=_CappedOptimism(20, weight=0.0), section_values=_CappedOptimism(20), **kw
     ),
     "gated-sections": lambda **kw: _EveryValueMoves(section_values=_GatedSections(), **kw),
-    "ungated-sections": lambda **kw: _Ungated(**kw),
+    "ungated-sections": lambda **kw: _FullWeight(**kw),
     "skill-by-targets": lambda **kw: _SkilledByTargets(section_values=_SkillByTargets(), **kw),
-    "sections-recent": lambda **kw: QLearningFrontier(section_values=_RecentSections(0.9), **kw),
+    "sections-recent": lambda **kw: _FullWeight(section_values=_RecentSections(0.9), **kw),
     "sections-weighed": lambda **kw: _Weighed(section_values=_WeighedSections(), **kw),
     "sections-scaled": lambda **kw: _Scaled(**kw),
     "unsectioned": lambda **kw: QLearningFrontier(
