@@ -35,7 +35,14 @@ variants from `surprise` to `capped-optimism-20` and `sections-recent`,
 `sections-weighed` and `sections-scaled` value the sections at full weight too, as they
 were measured);
 `skill-by-targets` (weighed by a skill measured against the link model's calibration
-to eq. (10)'s targets instead of the reward).
+to eq. (10)'s targets instead of the reward); `hosts-carry-mean` (a host's mean reward
+weighed 3 times one less the sections' skill, the share the sections do not carry),
+`hosts-carry-mean-1` (weighed 1), `hosts-carry-mean-capped` (and a host's optimism for
+its first 10 tries only), `hosts-capped` (that cap alone), `hosts-carry-recent` (the
+host's running reward over its recent fetches, patience's, in place of its mean);
+`skill-tested` (the sections' skill only once their errors are significantly below the
+links': Diebold and Mariano's test, z of 2); `optimism-0.03` (the hosts' and sections'
+optimism 0.03, not 0.1).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill, its largest correction, the
 sections' skill and the weight of their mean reward at the end.
@@ -58,7 +65,7 @@ from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_ord
 from policies import Candidate, register_frontier_policy
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
-from policies.site_values import ArmRecord, SiteValues, section_of
+from policies.site_values import ArmRecord, SectionSkill, SiteValues, section_of
 
 MADE: dict[str, QLearningFrontier] = {}
 
@@ -311,6 +318,61 @@ class _SkilledByTargets(_EveryValueMoves):
         super().on_fetched(candidate, relevance, children)
 
 
+class _HostsCarryMean(QLearningFrontier):
+    """The pages' mean reward counted once, split between the levels: a host's sections
+    carry the skill's share of it, the host the rest, weighed `mean_weight` (3: as a
+    section's)."""
+
+    def __init__(self, mean_weight: float = 3.0, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.mean_weight = mean_weight
+
+    def host_bonus(self, host: str) -> float:
+        carried = self.mean_weight * (1.0 - self.section_weight)
+        return super().host_bonus(host) + carried * self.host_values.mean(host)
+
+
+class _HostsCarryRecent(_HostsCarryMean):
+    """As `_HostsCarryMean`, with the host's running reward over its recent fetches
+    (the memory of patience's, 0.9) in place of its mean over all."""
+
+    def host_bonus(self, host: str) -> float:
+        carried = self.mean_weight * (1.0 - self.section_weight)
+        return self.host_values.index(host) + carried * self._recent_reward.get(host, 0.0)
+
+
+class _TestedSkill(SectionSkill):
+    """The skill counted only once the sections' errors are significantly below the
+    links': the mean of the differences of their squared errors over its standard
+    error (Diebold & Mariano's test, with the skill's forgetting) at least `z`."""
+
+    def __init__(self, z: float = 2.0, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.z = z
+        self.differences = [0.0, 0.0, 0.0, 0.0]  # weights, their squares, sums of d, of d^2
+
+    def learn(self, by_section: float, score: float, reward: float) -> None:
+        if self.pages >= 2:
+            d = max((reward - self.by_link(score)) ** 2, self.noise) - max(
+                (reward - by_section) ** 2, self.noise
+            )
+            f = self.forgetting
+            w, w2, s, ss = self.differences
+            self.differences = [f * w + 1, f * f * w2 + 1, f * s + d, f * ss + d * d]
+        super().learn(by_section, score, reward)
+
+    def value(self) -> float:
+        w, w2, s, ss = self.differences
+        if w <= 0.0:
+            return 0.0
+        mean = s / w
+        variance = max(ss / w - mean * mean, 0.0)
+        effective = w * w / w2
+        if variance <= 0.0 or mean / math.sqrt(variance / effective) < self.z:
+            return 0.0
+        return super().value()
+
+
 class _RecentSections(SiteValues):
     """A section's mean over its recent fetches: each counts `keep` times the next (the
     section's best links are taken first, so its early rewards overstate its later)."""
@@ -424,6 +486,21 @@ VARIANTS = {
     "sections-recent": lambda **kw: _FullWeight(section_values=_RecentSections(0.9), **kw),
     "sections-weighed": lambda **kw: _Weighed(section_values=_WeighedSections(), **kw),
     "sections-scaled": lambda **kw: _Scaled(**kw),
+    "hosts-carry-mean": lambda **kw: _HostsCarryMean(**kw),
+    "hosts-carry-mean-capped": lambda **kw: _HostsCarryMean(
+        host_values=_CappedOptimism(10, weight=0.0), **kw
+    ),
+    "hosts-carry-mean-1": lambda **kw: _HostsCarryMean(1.0, **kw),
+    "hosts-carry-recent": lambda **kw: _HostsCarryRecent(**kw),
+    "skill-tested": lambda **kw: QLearningFrontier(section_skill=_TestedSkill(), **kw),
+    "optimism-0.03": lambda **kw: QLearningFrontier(
+        host_values=SiteValues(optimism=0.03, weight=0.0),
+        section_values=SiteValues(optimism=0.03),
+        **kw,
+    ),
+    "hosts-capped": lambda **kw: QLearningFrontier(
+        host_values=_CappedOptimism(10, weight=0.0), **kw
+    ),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),

@@ -244,6 +244,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     bench = Path(__file__).resolve().parents[2] / "bench"
     compost = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
     variants = ["qlearning", "impatient", "unsectioned", "surprise-fitted", "sections-ramped"]
+    variants += ["hosts-carry-mean-capped", "hosts-carry-recent", "skill-tested"]
     ablations = [*compost, "--budget", "20", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     run_script("realweb.py", "start", "--dir", str(state))
