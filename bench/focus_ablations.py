@@ -65,7 +65,7 @@ from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_ord
 from policies import Candidate, register_frontier_policy
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
-from policies.site_values import ArmRecord, SectionSkill, SiteValues, section_of
+from policies.site_values import SectionSkill, SiteValues, section_of
 
 MADE: dict[str, QLearningFrontier] = {}
 
@@ -168,9 +168,8 @@ class _RampedSections(SiteValues):
         record = self._arms.get(arm)
         if record is None:
             return self.optimism
-        mean = record.reward / (record.fetched + self.prior)
         weight = self.weight * self.total / (self.total + self.ramp)
-        return weight * mean + self.optimism / math.sqrt(1 + record.tried)
+        return weight * self.mean(arm) + self.optimism / math.sqrt(1 + record.tried)
 
 
 class _HarvestSections(SiteValues):
@@ -199,11 +198,8 @@ class _SharedOptimism(SiteValues):
     def index(self, arm: str) -> float:
         sections = self._seen.setdefault(arm.split("/", 1)[0], set())
         sections.add(arm)
-        record = self._arms.get(arm) or ArmRecord()
-        mean = record.reward / (record.fetched + self.prior)
-        tried = record.tried
         optimism = self.optimism / math.sqrt(len(sections))
-        return self.weight * mean + optimism / math.sqrt(1 + tried)
+        return self.weight * self.mean(arm) + optimism / math.sqrt(1 + self.tries(arm))
 
 
 class _EmpiricalOptimism(SiteValues):
@@ -236,10 +232,9 @@ class _CappedOptimism(SiteValues):
         self.cap = cap
 
     def index(self, arm: str) -> float:
-        record = self._arms.get(arm) or ArmRecord()
-        mean = record.reward / (record.fetched + self.prior)
-        optimism = self.optimism / math.sqrt(1 + record.tried) if record.tried < self.cap else 0.0
-        return self.weight * mean + optimism
+        tried = self.tries(arm)
+        optimism = self.optimism / math.sqrt(1 + tried) if tried < self.cap else 0.0
+        return self.weight * self.mean(arm) + optimism
 
 
 class _GatedSections(SiteValues):
@@ -329,16 +324,18 @@ class _HostsCarryMean(QLearningFrontier):
 
     def host_bonus(self, host: str) -> float:
         carried = self.mean_weight * (1.0 - self.section_weight)
-        return super().host_bonus(host) + carried * self.host_values.mean(host)
+        return super().host_bonus(host) + carried * self._host_reward(host)
+
+    def _host_reward(self, host: str) -> float:
+        return self.host_values.mean(host)
 
 
 class _HostsCarryRecent(_HostsCarryMean):
     """As `_HostsCarryMean`, with the host's running reward over its recent fetches
     (the memory of patience's, 0.9) in place of its mean over all."""
 
-    def host_bonus(self, host: str) -> float:
-        carried = self.mean_weight * (1.0 - self.section_weight)
-        return self.host_values.index(host) + carried * self._recent_reward.get(host, 0.0)
+    def _host_reward(self, host: str) -> float:
+        return self._recent_reward.get(host, 0.0)
 
 
 class _TestedSkill(SectionSkill):

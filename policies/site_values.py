@@ -72,8 +72,7 @@ class SiteValues:
         record = self._arms.get(arm)
         if record is None:
             return self.optimism
-        mean = record.reward / (record.fetched + self.prior)
-        return self.weight * mean + self.optimism / math.sqrt(1 + record.tried)
+        return self.weight * self.mean(arm) + self.optimism / math.sqrt(1 + record.tried)
 
     def mean(self, arm: str) -> float:
         """The arm's mean reward, shrunk by n / (n + prior): what it predicts of its next
