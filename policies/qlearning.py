@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from policies.exploration_budget import ExplorationBudget
 from policies.frontier import Candidate, LinkContext, PriorityFrontier
 from policies.link_model import LinkContextModel, Row, link_tokens
 from policies.npz import is_npz, npz_bytes
@@ -144,6 +145,13 @@ class QLearningFrontier(PriorityFrontier):
     than `patient_after` times. On the real web, waiting for a host whose links named
     the topic (Octave's, on matrices) kept SciPy's, whose first links name nothing,
     untried for hundreds of pages on "sparse matrix".
+    The optimism and the patience are what take the order away from best-first's before
+    anything is learned, so they are used only while the crawl can afford them
+    (`ExplorationBudget`, a conservative bandit's): from the tenth page fetched in
+    best-first's order on, and while the pages' rewards stay within 0.3 of what that
+    order earns. Until then, and whenever tries of the barely tried have used the budget
+    up, the frontier orders as best-first with the link model's and the sections'
+    confident corrections.
     The model learns a batch of fetches at a time; after each batch in which it
     corrects the links' own indexes (its skill above zero), the queue is re-ranked a
     few hosts at a time, about `rerank_budget` URLs, so the cost per fetch is flat
@@ -170,6 +178,7 @@ class QLearningFrontier(PriorityFrontier):
         host_values: SiteValues | None = None,
         section_values: SiteValues | None = None,
         section_skill: SectionSkill | None = None,
+        budget: ExplorationBudget | None = None,
     ) -> None:
         super().__init__(patience=patience)
         self.settings = settings or LearningSettings()
@@ -180,6 +189,9 @@ class QLearningFrontier(PriorityFrontier):
         self.host_values = host_values or SiteValues(weight=0.0)
         self.section_values = section_values or SiteValues()
         self.section_skill = section_skill or SectionSkill()
+        # the optimism and the patience only while the crawl's pages earn enough
+        self.budget = budget or ExplorationBudget()
+        self._explore(self.budget.exploring)
         # the sections' values weigh this much: the skill as of the last time every
         # section was ranked again (each time it moved by SKILL_STEP)
         self.section_weight = 0.0
@@ -357,8 +369,9 @@ class QLearningFrontier(PriorityFrontier):
     ) -> bool:
         """A host barely tried is not kept waiting: its first links may promise nothing
         and lead to the best pages (the optimism of `SiteValues`). Nor is any host kept
-        waiting for one whose last pages earned less than the crawl's pages do."""
-        if self.host_values.tries(host) < self.patient_after:
+        waiting for one whose last pages earned less than the crawl's pages do, nor while
+        the budget does not afford exploring."""
+        if not self.budget.exploring or self.host_values.tries(host) < self.patient_after:
             return False
         recent = self._recent_reward.get(awaited_host)
         if recent is None or recent < self.reward_rate:
@@ -375,6 +388,7 @@ class QLearningFrontier(PriorityFrontier):
             section = section_of(candidate.url)
             self.host_values.tried(candidate.host)
             self.section_values.tried(section)
+            self.budget.taken(candidate.url_id)
             self.refresh_group(candidate.host, section)
             value = float(self.model.values([self._row(candidate)], [candidate.score])[0])
             m = self.subsidy_memory
@@ -383,6 +397,7 @@ class QLearningFrontier(PriorityFrontier):
 
     def forget(self, candidate: Candidate) -> None:
         self._features.pop(candidate.url_id)
+        self.budget.forget(candidate.url_id)
 
     def drop_host(self, host: str) -> list[Candidate]:
         dropped = super().drop_host(host)
@@ -444,6 +459,9 @@ class QLearningFrontier(PriorityFrontier):
             self.section_skill.learn(by_section, candidate.score, reward)
         self.section_values.fetched(section, reward)
         self._weigh_sections()
+        if self.budget.fetched(candidate.url_id, reward):
+            self._explore(self.budget.exploring)
+            self.refresh_all()
         m = self.subsidy_memory
         self.reward_rate = m * self.reward_rate + (1 - m) * reward
         before = self._recent_reward.get(candidate.host, reward)
@@ -471,6 +489,10 @@ class QLearningFrontier(PriorityFrontier):
         if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue
             self._rerank_some()
 
+    def _explore(self, on: bool) -> None:
+        self.host_values.explore(on)
+        self.section_values.explore(on)
+
     def _weigh_sections(self) -> None:
         """Weigh the sections by their skill as it is now, once it moved by SKILL_STEP:
         every section is then ranked again, its URLs unmoved within it."""
@@ -490,6 +512,7 @@ class QLearningFrontier(PriorityFrontier):
             "hosts": self.host_values.get_state(),
             "sections": self.section_values.get_state(),
             "section_skill": self.section_skill.get_state(),
+            "exploration_budget": self.budget.get_state(),
         }
         return npz_bytes(
             **self.model.get_state(),
@@ -497,12 +520,15 @@ class QLearningFrontier(PriorityFrontier):
         )
 
     def set_state(self, blob: bytes) -> None:
-        model, subsidy, hosts, sections, skill = self._read_state(blob)
+        model, subsidy, hosts, sections, skill, budget = self._read_state(blob)
         with _unreadable():
             self.model.set_state(model)
             self.host_values.set_state(hosts)
             self.section_values.set_state(sections)
             self.section_skill.set_state(skill)
+            if budget is not None:
+                self.budget.set_state(budget)
+        self._explore(self.budget.exploring)
         self.subsidy = subsidy
         self.section_weight = self.section_skill.value()
         self.refresh_all()
@@ -524,10 +550,16 @@ class QLearningFrontier(PriorityFrontier):
     def _read_state(
         blob: bytes,
     ) -> tuple[
-        dict[str, np.ndarray], float, dict[str, list[float]], dict[str, list[float]], list[float]
+        dict[str, np.ndarray],
+        float,
+        dict[str, list[float]],
+        dict[str, list[float]],
+        list[float],
+        list[float] | None,
     ]:
-        """The model's state, the subsidy, the hosts' values, the sections' and their skill
-        (none in a state saved before they were valued: they start untried, unskilled)."""
+        """The model's state, the subsidy, the hosts' values, the sections', their skill
+        and the exploration budget (none in a state saved before they were kept: they
+        start untried, unskilled, the budget unspent)."""
         with _unreadable():
             if is_npz(blob):
                 with np.load(io.BytesIO(blob), allow_pickle=False) as saved:
@@ -548,9 +580,10 @@ class QLearningFrontier(PriorityFrontier):
             subsidy = float(state["subsidy"])
             hosts, sections = state.get("hosts", {}), state.get("sections", {})
             skill = state.get("section_skill", [0.0] * 8)
+            budget = state.get("exploration_budget")
         if not math.isfinite(subsidy):
             raise ValueError("saved Q-learning frontier state has a non-finite subsidy")
-        return model, subsidy, hosts, sections, skill
+        return model, subsidy, hosts, sections, skill, budget
 
 
 def _scores(candidates: Sequence[Candidate]) -> np.ndarray:

@@ -66,7 +66,12 @@ class SiteValues:
                 f"not {optimism}, {weight}, {prior}"
             )
         self.optimism, self.weight, self.prior = optimism, weight, prior
+        self.full_optimism = optimism
         self._arms: dict[str, ArmRecord] = {}
+
+    def explore(self, on: bool) -> None:
+        """Give the arms barely tried their optimism, or none (`ExplorationBudget`)."""
+        self.optimism = self.full_optimism if on else 0.0
 
     def index(self, arm: str) -> float:
         record = self._arms.get(arm)

@@ -1,6 +1,7 @@
 """Hosts valued with optimism in live crawls of two real servers on loopback: the
 Q-learning frontier tries a host whose links stand behind another host's, best-first
-leaves it for last."""
+leaves it for last; before its budget affords the optimism, it asks for what best-first
+asks."""
 
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ def quiet_site():
     return site(routes)
 
 
-async def topic_pages_fetched(tmp_path: Path, policy: str) -> tuple[list[str], int]:
-    """(requests of on-topic pages, of the busy host's pages) within the budget."""
+async def requests_made(tmp_path: Path, policy: str) -> list[tuple[str, str]]:
+    """(host, path) of each request of a crawl within the budget, in the order the
+    servers received them, robots.txt left out."""
     busy, quiet = busy_site(), quiet_site()
     async with serving(busy, "127.0.0.1") as busy_url, serving(quiet, "127.0.0.2") as quiet_url:
         await crawl(
@@ -44,8 +46,20 @@ async def topic_pages_fetched(tmp_path: Path, policy: str) -> tuple[list[str], i
             concurrency=1,  # the order is the policy's, not the fetches' timing
             per_host_concurrency=1,
         )
-    topic = [path for path in quiet[SEEN].paths() if path.startswith("/t")]
-    busy_pages = sum(1 for path in busy[SEEN].paths() if path.startswith("/p"))
+    received = sorted(
+        (arrived, host, path)
+        for host, app in (("busy", busy), ("quiet", quiet))
+        for path, arrived, _ in app[SEEN].requests
+        if path != "/robots.txt"
+    )
+    return [(host, path) for _, host, path in received]
+
+
+async def topic_pages_fetched(tmp_path: Path, policy: str) -> tuple[list[str], int]:
+    """(requests of on-topic pages, of the busy host's pages) within the budget."""
+    requests = await requests_made(tmp_path, policy)
+    topic = [path for host, path in requests if host == "quiet" and path.startswith("/t")]
+    busy_pages = sum(1 for host, path in requests if host == "busy" and path.startswith("/p"))
     return topic, busy_pages
 
 
@@ -61,3 +75,16 @@ async def test_qlearning_tries_the_quiet_host_and_stays_where_pages_are_relevant
     topic, busy_pages = await topic_pages_fetched(tmp_path, "qlearning")
     assert sorted(topic) == sorted(f"/t{i}" for i in range(TOPIC_PAGES))  # each once
     assert busy_pages < BUDGET - TOPIC_PAGES - 2
+
+
+async def test_qlearning_asks_for_what_best_first_asks_until_its_budget_affords_exploring(
+    tmp_path: Path,
+) -> None:
+    """`ExplorationBudget`: the optimism is off until ten pages taken in best-first's
+    order are fetched and learned from; then the quiet host's contents page is tried."""
+    greedy = await requests_made(tmp_path, "best-first")
+    learned = await requests_made(tmp_path, "qlearning")
+    assert learned[:10] == greedy[:10]
+    assert [host for host, _ in greedy[:10]].count("busy") == 9  # its front page, 8 links
+    assert ("quiet", "/contents") not in greedy
+    assert ("quiet", "/contents") in learned[10:14], learned

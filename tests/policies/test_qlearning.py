@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
+from policies.exploration_budget import ExplorationBudget
 from policies.frontier import HEADS_SLACK
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, Row, link_tokens, sgd_steps
@@ -381,8 +382,13 @@ def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> Non
     assert learned.section_weight == 0.0
 
 
+def exploring() -> ExplorationBudget:
+    """A budget that affords exploring from the first page, whatever the pages earn."""
+    return ExplorationBudget(alpha=1.0, warmup=0)
+
+
 def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
-    learned, greedy = QLearningFrontier(), BestFirst()
+    learned, greedy = QLearningFrontier(budget=exploring()), BestFirst()
     for frontier in (learned, greedy):
         for url_id in range(50):  # links that name the topic a little
             frontier.push(candidate(url_id, 0.05, host="loud"))
@@ -394,6 +400,71 @@ def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
     # are shown to tell pages apart): after four tries the loud host's is below the
     # untried one's by more than its links' lead (0.05 + 0.045 against 0.1)
     assert learned_order.index("quiet") == 4
+
+
+def test_before_its_budget_affords_exploring_qlearning_orders_as_best_first() -> None:
+    """Until `warmup` pages taken in best-first's order are fetched, the untried host
+    waits behind every loud link, as in best-first; once they earned what best-first's
+    order earns, the budget affords the optimism, and the untried host is tried."""
+    learned, greedy = QLearningFrontier(budget=ExplorationBudget(warmup=10)), BestFirst()
+    for frontier in (learned, greedy):
+        for url_id in range(50):
+            frontier.push(candidate(url_id, 0.05, host="loud"))
+        frontier.push(candidate(99, 0.0, host="quiet", anchor="contents"))
+    learned_order, greedy_order = [], []
+    for _ in range(51):
+        for frontier, order in ((learned, learned_order), (greedy, greedy_order)):
+            found = frontier.pop(lambda host: True)
+            frontier.on_fetched(found, found.score, [])
+            order.append(found.url_id)
+    assert learned_order[:10] == greedy_order[:10] == list(range(10))
+    assert greedy_order.index(99) == 50
+    # after the tenth fetch the optimism is on: 0.1 for the untried host, 0.1 / sqrt(11)
+    # for the loud one, whose links lead by 0.05
+    assert learned_order.index(99) == 10
+    restored = QLearningFrontier()  # a resumed crawl goes on with the budget it saved
+    restored.set_state(learned.get_state())
+    assert restored.budget.get_state() == learned.budget.get_state()
+    assert restored.budget.exploring
+    assert restored.host_values.optimism == 0.1
+
+
+def test_the_budget_stops_exploring_when_its_tries_earn_less_and_starts_when_pages_earn() -> None:
+    budget = ExplorationBudget(alpha=0.3, warmup=10)
+    url_ids = iter(range(1_000))
+
+    def fetch(reward: float) -> bool:
+        url_id = next(url_ids)
+        budget.taken(url_id)
+        return budget.fetched(url_id, reward)
+
+    assert not budget.exploring
+    turns = [fetch(0.1) for _ in range(10)]  # best-first's pages earn 0.1 each
+    assert turns == [False] * 9 + [True]
+    assert budget.exploring
+    # tries that earn nothing: earned 1.0 against 0.7 of the baseline's 1.0 + 0.1 k
+    turns = [fetch(0.0) for _ in range(5)]
+    assert turns == [False] * 4 + [True]
+    assert not budget.exploring
+    assert budget.baseline_rate == pytest.approx(0.1)  # tries do not count in its rate
+    # best-first's pages again: 1.0 + 0.1 m against 0.7 (1.5 + 0.1 m), m >= 5 / 3
+    turns = [fetch(0.1) for _ in range(2)]
+    assert turns == [False, True]
+    assert budget.exploring
+
+    restored = ExplorationBudget()
+    restored.set_state(budget.get_state())
+    assert restored.get_state() == budget.get_state()
+    assert restored.exploring
+    fetch(0.1)
+    url_id = next(url_ids)
+    budget.taken(url_id)
+    budget.forget(url_id)  # a URL that will not be learned from counts in neither sum
+    assert budget.fetched(url_id, 1.0) is False
+    with pytest.raises(ValueError, match="exploration budget"):
+        ExplorationBudget(alpha=1.5)
+    with pytest.raises(ValueError, match="exploration budget"):
+        restored.set_state([float("nan"), 0.0, 0.0, 0])
 
 
 def fetch_pages_of_two_sections(frontier: QLearningFrontier, *, sections_tell: bool) -> None:
@@ -413,7 +484,7 @@ def fetch_pages_of_two_sections(frontier: QLearningFrontier, *, sections_tell: b
 def test_a_section_whose_first_links_promise_nothing_is_tried_once_sections_tell_pages_apart(
     sections_tell: bool,
 ) -> None:
-    learned = QLearningFrontier()
+    learned = QLearningFrontier(budget=exploring())
     fetch_pages_of_two_sections(learned, sections_tell=sections_tell)
     for url_id in range(50):  # API pages that name the topic barely
         learned.push(candidate(url_id, 0.01, section="api/"))
@@ -640,7 +711,7 @@ def rich_is_busy(host: str) -> bool:
 def patient_frontier(rich_reward: float, poor_reward: float) -> QLearningFrontier:
     """A rich host and a poor one, each with a page fetched that earned these rewards;
     then a rich URL ranked far above five poor ones."""
-    frontier = QLearningFrontier(patient_after=3)
+    frontier = QLearningFrontier(patient_after=3, budget=exploring())
     for url_id, host, reward in ((100, "rich", rich_reward), (101, "poor", poor_reward)):
         fetched = candidate(url_id, 0.1, host=host)
         frontier.push(fetched)

@@ -1,0 +1,88 @@
+"""How much the Q-learning frontier may explore: a conservative bandit's budget.
+
+The hosts' and sections' optimism (`SiteValues`) and the patience that waits for a host
+are what take the frontier away from best-first's order before it has learned anything:
+a try of a host whose first links promise nothing is a page best-first would have spent
+on its best link. On the real webs of `bench/realweb` that price came back in every
+round: the first hundred pages spent on hosts and sections barely tried, and late in a
+crawl, once the sections weigh nothing, hosts taken by their tries alone (hundreds of
+pages of a manual that holds no relevant page).
+
+Wu, Shariff, Lattimore and Szepesvari ("Conservative Bandits", ICML 2016) let a learner
+explore only while the reward it has earned stays at least 1 - alpha of what a baseline
+policy would have earned in as many steps, whatever the exploration then brings. Here
+the baseline is best-first's order, the frontier's order with no optimism and no
+patience; its rate is the running mean reward of the pages taken while not exploring
+(the recent `memory` of them: a crawl's rewards fall as its best links are used up),
+and the budget allows exploring while
+
+    earned  >=  (1 - alpha) * (sum over the pages fetched of the baseline's rate then)
+
+and only once `warmup` pages taken without exploring have been fetched: until then the
+frontier orders exactly as best-first (the link model and the sections' skill are zero
+before they are shown). A try that finds a rich host (SciPy's on "sparse matrix") earns
+more than the baseline would have and the budget grows; tries that earn nothing use it
+up, and the frontier goes back to best-first's order until its pages earn it again.
+The rewards are eq. (11)'s, a fetched page's relevance; a page is counted as it is
+learned from, so the pages in flight count in neither sum.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+
+class ExplorationBudget:
+    def __init__(self, *, alpha: float = 0.3, warmup: int = 10, memory: int = 50) -> None:
+        if not 0 <= alpha <= 1 or warmup < 0 or memory < 1:
+            raise ValueError(
+                "the exploration budget needs alpha in [0, 1], warmup >= 0 and memory >= 1, "
+                f"not {alpha}, {warmup}, {memory}"
+            )
+        self.alpha, self.warmup, self.memory = alpha, warmup, memory
+        self.earned = 0.0  # the rewards of the pages fetched
+        self.baseline = 0.0  # the baseline's rate, summed over the same pages
+        self.baseline_rate = 0.0  # running mean reward of the pages taken not exploring
+        self.baseline_pages = 0
+        self.exploring = self._affordable()
+        self._taken: dict[int, bool] = {}  # by URL id in flight: taken while exploring
+
+    def taken(self, url_id: int) -> None:
+        self._taken[url_id] = self.exploring
+
+    def forget(self, url_id: int) -> None:
+        """A URL taken will not be learned from."""
+        self._taken.pop(url_id, None)
+
+    def fetched(self, url_id: int, reward: float) -> bool:
+        """Count the reward of a page taken from the frontier; whether `exploring`
+        turned."""
+        exploring = self._taken.pop(url_id, None)
+        if exploring is None:  # taken before the crawl was resumed: not counted
+            return False
+        if not exploring:
+            self.baseline_pages += 1
+            n = min(self.baseline_pages, self.memory)
+            self.baseline_rate += (reward - self.baseline_rate) / n
+        self.earned += reward
+        self.baseline += self.baseline_rate
+        affordable = self._affordable()
+        turned, self.exploring = affordable != self.exploring, affordable
+        return turned
+
+    def _affordable(self) -> bool:
+        return (
+            self.baseline_pages >= self.warmup and self.earned >= (1 - self.alpha) * self.baseline
+        )
+
+    def get_state(self) -> list[float]:
+        return [self.earned, self.baseline, self.baseline_rate, self.baseline_pages]
+
+    def set_state(self, state: Sequence[float]) -> None:
+        earned, baseline, rate, pages = (float(value) for value in state)
+        if not all(math.isfinite(value) for value in (earned, baseline, rate)) or pages < 0:
+            raise ValueError("saved exploration budget is out of range")
+        self.earned, self.baseline, self.baseline_rate = earned, baseline, rate
+        self.baseline_pages = int(pages)
+        self.exploring = self._affordable()
