@@ -42,7 +42,12 @@ its first 10 tries only), `hosts-capped` (that cap alone), `hosts-carry-recent` 
 host's running reward over its recent fetches, patience's, in place of its mean);
 `skill-tested` (the sections' skill only once their errors are significantly below the
 links': Diebold and Mariano's test, z of 2); `optimism-0.03` (the hosts' and sections'
-optimism 0.03, not 0.1).
+optimism 0.03, not 0.1); `unbudgeted` (the optimism and patience from the first page,
+with no exploration budget); `optimism-ramped-50` and `optimism-ramped-200` (no budget;
+the hosts' and sections' optimism weighed in by n / (n + 50 or 200) after n fetches),
+`optimism-ramped-200-impatient` (and patience 0).
+Each variant is qlearning as it is, its exploration budget included, but for the part it
+names.
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill, its largest correction, the
 sections' skill and the weight of their mean reward at the end.
@@ -63,6 +68,7 @@ import numpy as np
 
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus
 from policies import Candidate, register_frontier_policy
+from policies.exploration_budget import ExplorationBudget
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
 from policies.site_values import SectionSkill, SiteValues, section_of
@@ -338,6 +344,59 @@ class _HostsCarryRecent(_HostsCarryMean):
         return self._recent_reward.get(host, 0.0)
 
 
+class _PatientUnbudgeted(QLearningFrontier):
+    """Patience whether or not the budget affords exploring: waiting for a host whose
+    pages earn more than the crawl's costs time, not pages."""
+
+    def _worth_waiting(self, host, rank, awaited_host, awaited_rank):  # type: ignore[no-untyped-def]
+        exploring = self.budget.exploring
+        self.budget.exploring = True
+        try:
+            return super()._worth_waiting(host, rank, awaited_host, awaited_rank)
+        finally:
+            self.budget.exploring = exploring
+
+
+def _unbudgeted() -> ExplorationBudget:
+    """A budget that always affords exploring: the optimism and patience from the first
+    page, as the frontier had them before it kept a budget."""
+    return ExplorationBudget(alpha=1.0, warmup=0)
+
+
+class _RampedOptimism(SiteValues):
+    """Optimism weighed in as the crawl's fetches grow, n / (n + ramp) of it after n
+    fetches in all (`crawl` counts them for the hosts and the sections alike): the first
+    pages in best-first's order, the barely tried arms tried once some pages are in."""
+
+    def __init__(self, crawl: list[int], ramp: float, weight: float = 3.0) -> None:
+        super().__init__(weight=weight)
+        self.crawl, self.ramp, self.full = crawl, ramp, self.optimism
+
+    def index(self, arm: str) -> float:
+        n = self.crawl[0]
+        self.optimism = self.full * n / (n + self.ramp)
+        return super().index(arm)
+
+
+class _OptimismRamped(QLearningFrontier):
+    """Hosts and sections with `_RampedOptimism`; every head ranked again as it grows."""
+
+    def __init__(self, ramp: float, **kw):  # type: ignore[no-untyped-def]
+        self.crawl = [0]
+        super().__init__(
+            host_values=_RampedOptimism(self.crawl, ramp, weight=0.0),
+            section_values=_RampedOptimism(self.crawl, ramp),
+            budget=_unbudgeted(),
+            **kw,
+        )
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        if not candidate.revisit:
+            self.crawl[0] += 1
+        super().on_fetched(candidate, relevance, children)
+        self.refresh_all()
+
+
 class _TestedSkill(SectionSkill):
     """The skill counted only once the sections' errors are significantly below the
     links': the mean of the differences of their squared errors over its standard
@@ -498,6 +557,12 @@ VARIANTS = {
     "hosts-capped": lambda **kw: QLearningFrontier(
         host_values=_CappedOptimism(10, weight=0.0), **kw
     ),
+    "unbudgeted": lambda **kw: QLearningFrontier(budget=_unbudgeted(), **kw),
+    "budget-0.5": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.5), **kw),
+    "budget-patient": lambda **kw: _PatientUnbudgeted(**kw),
+    "optimism-ramped-50": lambda **kw: _OptimismRamped(50.0, **kw),
+    "optimism-ramped-200": lambda **kw: _OptimismRamped(200.0, **kw),
+    "optimism-ramped-200-impatient": lambda **kw: _OptimismRamped(200.0, **{**kw, "patience": 0.0}),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
