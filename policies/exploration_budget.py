@@ -3,10 +3,10 @@
 The hosts' and sections' optimism (`SiteValues`) and the patience that waits for a host
 are what take the frontier away from best-first's order before it has learned anything:
 a try of a host whose first links promise nothing is a page best-first would have spent
-on its best link. On the real webs of `bench/realweb` that price came back in every
-round: the first hundred pages spent on hosts and sections barely tried, and late in a
-crawl, once the sections weigh nothing, hosts taken by their tries alone (hundreds of
-pages of a manual that holds no relevant page).
+on its best link. On the real webs of `bench/realweb` the first hundred pages went to
+hosts and sections barely tried, and on some topics a relevant page or a few that
+best-first finds there were found later in every round; late in a crawl, once the
+sections weigh nothing, hosts were taken by their tries alone.
 
 Wu, Shariff, Lattimore and Szepesvari ("Conservative Bandits", ICML 2016) let a learner
 explore only while the reward it has earned stays at least 1 - alpha of what a baseline
