@@ -536,8 +536,8 @@ class QLearningFrontier(PriorityFrontier):
     def merge(self, states: Sequence[bytes]) -> None:
         """Parameter mixing with other daemons' models (`LinkContextModel.merge`); the
         subsidy becomes their average weighted by each model's updates. Host values stay
-        this daemon's own, and so do the sections': the hosts it fetches are its own, by
-        their leases."""
+        this daemon's own, and so do the sections' and the exploration budget: the hosts
+        it fetches are its own, by their leases."""
         saved = [self._read_state(blob)[:2] for blob in states]
         with _unreadable():
             updates = [self.model.own_updates] + [int(model["updates"][0]) for model, _ in saved]
