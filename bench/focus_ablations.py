@@ -370,11 +370,11 @@ class _RampedOptimism(SiteValues):
 
     def __init__(self, crawl: list[int], ramp: float, weight: float = 3.0) -> None:
         super().__init__(weight=weight)
-        self.crawl, self.ramp, self.full = crawl, ramp, self.optimism
+        self.crawl, self.ramp = crawl, ramp
 
     def index(self, arm: str) -> float:
         n = self.crawl[0]
-        self.optimism = self.full * n / (n + self.ramp)
+        self.optimism = self.full_optimism * n / (n + self.ramp)
         return super().index(arm)
 
 
