@@ -45,7 +45,17 @@ links': Diebold and Mariano's test, z of 2); `optimism-0.03` (the hosts' and sec
 optimism 0.03, not 0.1); `unbudgeted` (the optimism and patience from the first page,
 with no exploration budget); `optimism-ramped-50` and `optimism-ramped-200` (no budget;
 the hosts' and sections' optimism weighed in by n / (n + 50 or 200) after n fetches),
-`optimism-ramped-200-impatient` (and patience 0).
+`optimism-ramped-200-impatient` (and patience 0); `budget-0.5`, `budget-0.1` and
+`budget-0` (the budget's alpha 0.5, 0.1 or 0, not 0.3); `warmup-50` and `warmup-100`
+(exploring from the 50th or 100th page taken in best-first's order, not the 10th);
+`budget-patient` (patience whatever the budget); `patient-exploiting` (patience only
+while the budget does not afford exploring, after the warmup); `optimism-by-mean` and
+`hosts-optimism-by-mean` (the sections' and hosts', or the hosts' optimism alone, also
+bounded as a variance-aware bound is: sqrt(2 m c / (1 + n)) + c / (1 + n) for a mean m
+of the arm's rewards, optimism c and n tries); `predicted-baseline` (the budget's
+baseline predicted at each page taken from the best score queued, scaled by what
+best-first's choices earned against it); and `best-first-again`, best-first itself,
+crawled in its own turn of each run: how far two crawls of one order fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
 names.
 For each crawl it prints recall within the first N pages, the pages fetched of each
@@ -57,23 +67,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import heapq
 import math
 import statistics
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus
-from policies import Candidate, register_frontier_policy
+from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
 from policies.exploration_budget import ExplorationBudget
 from policies.link_model import LinkContextModel
 from policies.qlearning import LearningSettings, QLearningFrontier
 from policies.site_values import SectionSkill, SiteValues, section_of
 
-MADE: dict[str, QLearningFrontier] = {}
+MADE: dict[str, PriorityFrontier] = {}
 
 
 class _NoWords(QLearningFrontier):
@@ -228,6 +240,23 @@ class _EmpiricalOptimism(SiteValues):
             self.optimism = min(self.fixed, max(0.01, float(np.quantile(values, 0.9))))
 
 
+class _OptimismByMean(SiteValues):
+    """An arm's optimism also bounded the way a variance-aware bound is (Bernstein's, as
+    in KL-UCB for rewards in [0, 1]): sqrt(2 m c / (1 + n)) + c / (1 + n) for a mean m of
+    its pages' rewards, c the optimism, n its tries; the lesser of that and the fixed
+    optimism / sqrt(1 + n). An arm whose pages earn nothing loses its optimism as 1 / n,
+    one whose pages earn something keeps it as now."""
+
+    def index(self, arm: str) -> float:
+        record = self._arms.get(arm)
+        if record is None:
+            return self.optimism
+        c, n = self.optimism, 1 + record.tried
+        mean = record.reward / record.fetched if record.fetched else 0.0
+        bonus = min(c / math.sqrt(n), math.sqrt(2 * max(mean, 0.0) * c / n) + c / n)
+        return self.weight * self.mean(arm) + bonus
+
+
 class _CappedOptimism(SiteValues):
     """Optimism for an arm's first `cap` tries only: after them it is worth what its
     pages earned, so that exploring a host or section costs at most `cap` pages where
@@ -355,6 +384,106 @@ class _PatientUnbudgeted(QLearningFrontier):
             return super()._worth_waiting(host, rank, awaited_host, awaited_rank)
         finally:
             self.budget.exploring = exploring
+
+
+class _PatientExploiting(QLearningFrontier):
+    """Patience in best-first's order only: once the warmup's pages are in, a slot waits
+    for the best host while the budget does not afford exploring, and goes to any host
+    while it does (the tries of the barely tried need the slots)."""
+
+    def _worth_waiting(self, host, rank, awaited_host, awaited_rank):  # type: ignore[no-untyped-def]
+        budget = self.budget
+        if budget.exploring or budget.baseline_pages < budget.warmup:
+            return False
+        budget.exploring = True
+        try:
+            return super()._worth_waiting(host, rank, awaited_host, awaited_rank)
+        finally:
+            budget.exploring = False
+
+
+class _PredictedBaselineBudget(ExplorationBudget):
+    """The baseline's reward of each page taken is predicted at the time it is taken,
+    from the score of the best link queued then (best-first's choice, ready or not),
+    scaled by what best-first's choices earned against their predictions (the pages
+    taken while not exploring, with forgetting over about `memory` of them): not the
+    running mean of those pages' rewards, which stands still while the crawl explores."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.predicted: dict[int, float | None] = {}
+        self.next_prediction: float | None = None
+        self.sums = [0.0, 0.0]  # best-first's choices: predictions, rewards
+
+    def taken(self, url_id: int) -> None:
+        super().taken(url_id)
+        self.predicted[url_id] = self.next_prediction
+
+    def forget(self, url_id: int) -> None:
+        super().forget(url_id)
+        self.predicted.pop(url_id, None)
+
+    def fetched(self, url_id: int, reward: float) -> bool:
+        predicted = self.predicted.pop(url_id, None)
+        exploring = self._taken.pop(url_id, None)
+        if exploring is None:  # taken before a resume: not counted
+            return False
+        if not exploring:
+            self.baseline_pages += 1
+            n = min(self.baseline_pages, self.memory)
+            self.baseline_rate += (reward - self.baseline_rate) / n
+            if predicted is not None:
+                f = 1.0 - 1.0 / self.memory
+                self.sums = [f * self.sums[0] + predicted, f * self.sums[1] + reward]
+        if predicted is not None and self.sums[0] > 0.0:
+            self.baseline += predicted * self.sums[1] / self.sums[0]
+        else:
+            self.baseline += self.baseline_rate
+        self.earned += reward
+        affordable = self._affordable()
+        turned, self.exploring = affordable != self.exploring, affordable
+        return turned
+
+
+class _PredictedBaseline(QLearningFrontier):
+    """`_PredictedBaselineBudget`, with the queue's scores in a heap of their own (stale
+    entries skipped when looked at)."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(budget=_PredictedBaselineBudget(), **kw)
+        self._by_score: list[tuple[float, int]] = []
+        self._queued: dict[int, int] = {}
+
+    def push(self, candidate: Candidate) -> None:
+        super().push(candidate)
+        if not candidate.revisit and candidate.depth > 0:  # a link, scored by its words
+            heapq.heappush(self._by_score, (-candidate.score, candidate.url_id))
+            self._queued[candidate.url_id] = self._queued.get(candidate.url_id, 0) + 1
+
+    def _unqueue(self, url_id: int) -> None:
+        left = self._queued.get(url_id, 0) - 1
+        if left > 0:
+            self._queued[url_id] = left
+        else:
+            self._queued.pop(url_id, None)
+
+    def pop(self, is_ready, turn_comes=None):  # type: ignore[no-untyped-def]
+        heap = self._by_score
+        while heap and heap[0][1] not in self._queued:
+            heapq.heappop(heap)
+        budget = self.budget
+        assert isinstance(budget, _PredictedBaselineBudget)
+        budget.next_prediction = -heap[0][0] if heap else None
+        candidate = super().pop(is_ready, turn_comes)
+        if candidate is not None and not candidate.revisit:
+            self._unqueue(candidate.url_id)
+        return candidate
+
+    def drop_host(self, host: str) -> list[Candidate]:
+        dropped = super().drop_host(host)
+        for candidate in dropped:
+            self._unqueue(candidate.url_id)
+        return dropped
 
 
 def _unbudgeted() -> ExplorationBudget:
@@ -509,8 +638,11 @@ class _Scaled(_FullWeight):
         super().on_fetched(candidate, relevance, children)
 
 
-VARIANTS = {
+VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "qlearning": lambda **kw: QLearningFrontier(**kw),
+    # best-first again, crawled in its own turn of each run: how far two crawls of one
+    # policy's order fall apart at each cutoff, the spread any comparison stands on
+    "best-first-again": lambda **kw: BestFirst(**kw),
     "untrained": lambda **kw: QLearningFrontier(model=_Untrained(), **kw),
     "confident": lambda **kw: QLearningFrontier(model=_Confident(), **kw),
     "immediate": lambda **kw: QLearningFrontier(LearningSettings(gamma=0.0), **kw),
@@ -557,9 +689,21 @@ VARIANTS = {
     "hosts-capped": lambda **kw: QLearningFrontier(
         host_values=_CappedOptimism(10, weight=0.0), **kw
     ),
+    "optimism-by-mean": lambda **kw: QLearningFrontier(
+        host_values=_OptimismByMean(weight=0.0), section_values=_OptimismByMean(), **kw
+    ),
+    "hosts-optimism-by-mean": lambda **kw: QLearningFrontier(
+        host_values=_OptimismByMean(weight=0.0), **kw
+    ),
     "unbudgeted": lambda **kw: QLearningFrontier(budget=_unbudgeted(), **kw),
     "budget-0.5": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.5), **kw),
+    "budget-0.1": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.1), **kw),
+    "warmup-50": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=50), **kw),
+    "warmup-100": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=100), **kw),
+    "predicted-baseline": lambda **kw: _PredictedBaseline(**kw),
+    "budget-0": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.0), **kw),
     "budget-patient": lambda **kw: _PatientUnbudgeted(**kw),
+    "patient-exploiting": lambda **kw: _PatientExploiting(**kw),
     "optimism-ramped-50": lambda **kw: _OptimismRamped(50.0, **kw),
     "optimism-ramped-200": lambda **kw: _OptimismRamped(200.0, **kw),
     "optimism-ramped-200-impatient": lambda **kw: _OptimismRamped(200.0, **{**kw, "patience": 0.0}),
@@ -573,7 +717,7 @@ def _register() -> None:
     for name, make in VARIANTS.items():
         label = f"ablation-{name}"
 
-        def factory(make=make, label=label, **settings) -> QLearningFrontier:  # type: ignore[no-untyped-def]
+        def factory(make=make, label=label, **settings) -> PriorityFrontier:  # type: ignore[no-untyped-def]
             MADE[label] = frontier = make(**settings)
             return frontier
 
@@ -613,7 +757,7 @@ async def main() -> None:
                     f" pages of hosts holding relevant ones { ({h: spread[h] for h in holding}) }"
                 )
                 frontier = MADE.get(name)
-                if frontier is not None:
+                if isinstance(frontier, QLearningFrontier):
                     model = frontier.model
                     line += f" skill {model.skill():.3f} max |w| {np.abs(model.weights_).max():.4f}"
                     sections = frontier.section_values
@@ -624,12 +768,19 @@ async def main() -> None:
                     line += f" sections' mean weighed {sections.weight:.2f}"
                 print(f"run {run} {name}: {line}", flush=True)
     print(f"\nmedians over {args.repeat} runs")
-    for name, runs in results.items():
-        keys = [k for k in runs[0] if k.startswith(("recall", "pages_to"))]
-        print(
-            f"{name:<26} "
-            + " ".join(f"{k}={statistics.median(r[k] for r in runs):.3f}" for k in keys)
-        )
+    medians = {
+        name: {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        for name, runs in results.items()
+    }
+    for name, median in medians.items():
+        keys = [k for k in median if k.startswith(("recall", "pages_to"))]
+        print(f"{name:<26} " + " ".join(f"{k}={median[k]:.3f}" for k in keys))
+    for name, median in medians.items():
+        behind = [
+            k for k in median if k.startswith("recall") and median[k] < medians["best-first"][k]
+        ]
+        if name != "best-first" and behind:
+            print(f"{name} behind best-first at {', '.join(behind)}")
 
 
 if __name__ == "__main__":

@@ -245,7 +245,8 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     compost = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
     variants = ["qlearning", "impatient", "unsectioned", "surprise-fitted", "sections-ramped"]
     variants += ["hosts-carry-mean-capped", "hosts-carry-recent", "skill-tested"]
-    ablations = [*compost, "--budget", "20", "--variants", *variants]
+    variants += ["best-first-again", "predicted-baseline", "optimism-by-mean", "warmup-100"]
+    ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
@@ -263,13 +264,21 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
         )
     finally:
         run_script("realweb.py", "stop", "--dir", str(state))
-    medians = printed.split("medians over 1 runs")[1].splitlines()[1:]
+    summary = printed.split("medians over 1 runs")[1].splitlines()[1:]
+    medians, behind = summary[: len(variants) + 1], summary[len(variants) + 1 :]
     assert [line.split()[0] for line in medians] == [
         "best-first",
         *(f"ablation-{variant}" for variant in variants),
     ]
     # each crawl, to the end of the tiny web, found 90% of its relevant pages
     assert all(math.isfinite(float(line.split("pages_to_90=")[1])) for line in medians)
+    # and a variant is said to be behind best-first where its median recall is below
+    recall = {line.split()[0]: float(line.split("recall@100=")[1].split()[0]) for line in medians}
+    assert behind == [
+        f"{name} behind best-first at recall@100"
+        for name, value in recall.items()
+        if value < recall["best-first"]
+    ]
     # two seconds suffice to crawl the tiny web whatever the patience: all 3 relevant
     lines = timed_printed.splitlines()
     assert [line.split(":")[0] for line in lines] == [
