@@ -54,7 +54,11 @@ while the budget does not afford exploring, after the warmup); `optimism-by-mean
 bounded as a variance-aware bound is: sqrt(2 m c / (1 + n)) + c / (1 + n) for a mean m
 of the arm's rewards, optimism c and n tries); `predicted-baseline` (the budget's
 baseline predicted at each page taken from the best score queued, scaled by what
-best-first's choices earned against it); and `best-first-again`, best-first itself,
+best-first's choices earned against it); `baseline-choice` (while the budget affords
+exploring, each pop first finds best-first's choice and puts it back: best-first's own
+pages, taken while exploring, count as the baseline's); `explores-poor-slots` (and
+best-first's choice is taken when it ranks at least `patience` times the best link
+queued, the optimism's choice otherwise); and `best-first-again`, best-first itself,
 crawled in its own turn of each run: how far two crawls of one order fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
 names.
@@ -402,6 +406,79 @@ class _PatientExploiting(QLearningFrontier):
             budget.exploring = False
 
 
+class _ChoiceBudget(ExplorationBudget):
+    """A page taken while exploring counts as exploring only when it is not the page
+    best-first would have taken then."""
+
+    def taken_as(self, url_id: int, explored: bool) -> None:
+        self._taken[url_id] = explored
+
+
+class _BaselineChoice(QLearningFrontier):
+    """`_ChoiceBudget`: while the budget affords exploring, each pop first finds the page
+    best-first's order would take, and puts it back; best-first's own pages, taken while
+    exploring, count in the baseline's rate and cost nothing."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(budget=_ChoiceBudget(), **kw)
+
+    def _greedy(self, is_ready):  # type: ignore[no-untyped-def]
+        """Best-first's choice among the hosts `is_ready`, put back."""
+        found = PriorityFrontier.pop(self, is_ready, None)
+        if found is not None:
+            self.push(found)
+        return found
+
+    def _rank(self, on: bool) -> None:
+        self._explore(on)
+        self.refresh_all()
+
+    def pop(self, is_ready, turn_comes=None):  # type: ignore[no-untyped-def]
+        budget = self.budget
+        assert isinstance(budget, _ChoiceBudget)
+        if not budget.exploring:
+            return super().pop(is_ready, turn_comes)
+        self._rank(False)
+        greedy = self._greedy(is_ready)
+        self._rank(True)
+        return self._taken_against(greedy, super().pop(is_ready, turn_comes))
+
+    def _taken_against(self, greedy, candidate):  # type: ignore[no-untyped-def]
+        """`candidate`, told to the budget as explored unless it is best-first's choice."""
+        if candidate is not None and not candidate.revisit:
+            explored = greedy is None or greedy.url_id != candidate.url_id
+            budget = self.budget
+            assert isinstance(budget, _ChoiceBudget)
+            budget.taken_as(candidate.url_id, explored)
+        return candidate
+
+
+class _ExploresPoorSlots(_BaselineChoice):
+    """Exploring only in the slots best-first would spend on a poor link: while the budget
+    affords exploring, a pop takes best-first's choice (the queue ranked without the
+    optimism) when it ranks at least `patience` times the best link queued, ready or not,
+    and otherwise the choice of the order with the optimism, as patience would leave
+    such a slot idle."""
+
+    def pop(self, is_ready, turn_comes=None):  # type: ignore[no-untyped-def]
+        if not self.budget.exploring:
+            return QLearningFrontier.pop(self, is_ready, turn_comes)
+        self._rank(False)
+        greedy, best = self._greedy(is_ready), self._greedy(lambda host: True)
+        good = (
+            greedy is not None
+            and best is not None
+            and self.priority(greedy) >= self.patience * self.priority(best)
+        )
+        if good:
+            candidate = QLearningFrontier.pop(self, is_ready, None)
+            self._rank(True)
+        else:
+            self._rank(True)
+            candidate = QLearningFrontier.pop(self, is_ready, turn_comes)
+        return self._taken_against(greedy, candidate)
+
+
 class _PredictedBaselineBudget(ExplorationBudget):
     """The baseline's reward of each page taken is predicted at the time it is taken,
     from the score of the best link queued then (best-first's choice, ready or not),
@@ -701,6 +778,8 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "warmup-50": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=50), **kw),
     "warmup-100": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=100), **kw),
     "predicted-baseline": lambda **kw: _PredictedBaseline(**kw),
+    "baseline-choice": lambda **kw: _BaselineChoice(**kw),
+    "explores-poor-slots": lambda **kw: _ExploresPoorSlots(**kw),
     "budget-0": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.0), **kw),
     "budget-patient": lambda **kw: _PatientUnbudgeted(**kw),
     "patient-exploiting": lambda **kw: _PatientExploiting(**kw),
