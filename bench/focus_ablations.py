@@ -491,6 +491,7 @@ class _PredictedBaselineBudget(ExplorationBudget):
         self.predicted: dict[int, float | None] = {}
         self.next_prediction: float | None = None
         self.sums = [0.0, 0.0]  # best-first's choices: predictions, rewards
+        self._predicted_now: float | None = None  # the page being counted's, scaled
 
     def taken(self, url_id: int) -> None:
         super().taken(url_id)
@@ -502,24 +503,20 @@ class _PredictedBaselineBudget(ExplorationBudget):
 
     def fetched(self, url_id: int, reward: float) -> bool:
         predicted = self.predicted.pop(url_id, None)
-        exploring = self._taken.pop(url_id, None)
-        if exploring is None:  # taken before a resume: not counted
-            return False
-        if not exploring:
-            self.baseline_pages += 1
-            n = min(self.baseline_pages, self.memory)
-            self.baseline_rate += (reward - self.baseline_rate) / n
-            if predicted is not None:
-                f = 1.0 - 1.0 / self.memory
-                self.sums = [f * self.sums[0] + predicted, f * self.sums[1] + reward]
-        if predicted is not None and self.sums[0] > 0.0:
-            self.baseline += predicted * self.sums[1] / self.sums[0]
-        else:
-            self.baseline += self.baseline_rate
-        self.earned += reward
-        affordable = self._affordable()
-        turned, self.exploring = affordable != self.exploring, affordable
-        return turned
+        if predicted is not None and self._taken.get(url_id) is False:  # best-first's
+            f = 1.0 - 1.0 / self.memory
+            self.sums = [f * self.sums[0] + predicted, f * self.sums[1] + reward]
+        self._predicted_now = (
+            predicted * self.sums[1] / self.sums[0]
+            if predicted is not None and self.sums[0] > 0.0
+            else None
+        )
+        return super().fetched(url_id, reward)
+
+    def _baseline_reward(self) -> float:
+        if self._predicted_now is None:
+            return super()._baseline_reward()
+        return self._predicted_now
 
 
 class _PredictedBaseline(QLearningFrontier):

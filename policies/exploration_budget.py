@@ -66,10 +66,14 @@ class ExplorationBudget:
             n = min(self.baseline_pages, self.memory)
             self.baseline_rate += (reward - self.baseline_rate) / n
         self.earned += reward
-        self.baseline += self.baseline_rate
+        self.baseline += self._baseline_reward()
         affordable = self._affordable()
         turned, self.exploring = affordable != self.exploring, affordable
         return turned
+
+    def _baseline_reward(self) -> float:
+        """What the baseline is counted to have earned on the page just fetched."""
+        return self.baseline_rate
 
     def _affordable(self) -> bool:
         return (
