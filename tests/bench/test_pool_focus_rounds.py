@@ -1,0 +1,97 @@
+"""`bench/pool_focus_rounds.py` on printouts written here in the focus script's form: the
+crawls are pooled by topic over the rounds, and a policy is compared with best-first's
+crawls of the rounds it ran in. Nothing here crawls."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "pool_focus_rounds.py"
+
+
+@pytest.fixture(scope="module")
+def pool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_pool_focus_rounds", SCRIPT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def printout(topic: str, crawls: dict[str, list[tuple[float, float]]]) -> str:
+    """What the focus script prints for one ground truth: a line a crawl, run by run."""
+    lines = [f"ground truth {topic}", "relevant pages by host: {'127.0.0.11:8800': 3}"]
+    runs = max(len(recalls) for recalls in crawls.values())
+    for run in range(runs):
+        for name, recalls in crawls.items():
+            at_100, at_500 = recalls[run]
+            label = name if name == "best-first" else f"ablation-{name}"
+            lines.append(
+                f"run {run} {label}: recall@100={at_100:.3f} recall@500={at_500:.3f}"
+                " pages of hosts holding relevant ones {'127.0.0.11:8800': 40}"
+            )
+    lines += ["", "medians over 5 runs", "best-first recall@100=0.500"]  # not a crawl
+    return "\n".join(lines)
+
+
+def test_crawls_are_pooled_over_rounds_and_topics(pool: ModuleType) -> None:
+    first = printout("git", {"best-first": [(0.2, 0.9)] * 3, "late": [(0.1, 0.9)] * 3})
+    second = printout("git", {"best-first": [(0.3, 0.9)] * 2, "late": [(0.1, 1.0)] * 2})
+    second += "\n" + printout("sparse", {"best-first": [(0.0, 0.1)], "late": [(0.0, 0.5)]})
+    crawls = pool.read_rounds([first, second])
+    assert len(crawls) == 12
+    assert {crawl.round for crawl in crawls if crawl.topic == "sparse"} == {1}
+    git_late = pool.recalls(crawls, "git", "late")
+    assert git_late == {100: [0.1] * 5, 500: [0.9, 0.9, 0.9, 1.0, 1.0]}
+    assert pool.recalls(crawls, "git", "best-first", {1}) == {100: [0.3, 0.3], 500: [0.9, 0.9]}
+    lines = pool.report(crawls)
+    assert "git          late                           5 crawls  0.100 / 0.900" in lines
+    assert "late: summed medians 0.10 / 1.40" in lines
+
+
+def test_a_policy_is_behind_only_where_its_crawls_rank_below_best_firsts(
+    pool: ModuleType,
+) -> None:
+    # at 100 pages every crawl of "late" is below every crawl of best-first: behind; at
+    # 500 the two interleave, one crawl's median below: behind by its median alone
+    best_first = [(0.30, 0.80), (0.32, 0.90), (0.31, 0.70), (0.33, 0.85), (0.30, 0.75)]
+    late = [(0.10, 0.78), (0.12, 0.88), (0.11, 0.72), (0.13, 0.84), (0.10, 0.76)]
+    early = [(0.50, 0.80), (0.52, 0.90), (0.51, 0.70), (0.53, 0.85), (0.50, 0.75)]
+    crawls = pool.read_rounds([printout("asyncio", {"best-first": best_first, "late": late})])
+    assert pool.compare(crawls, "late") == {
+        "median behind": ["asyncio@100", "asyncio@500"],
+        "behind": ["asyncio@100"],
+        "ahead": [],
+    }
+    crawls = pool.read_rounds([printout("asyncio", {"best-first": best_first, "early": early})])
+    assert pool.compare(crawls, "early") == {
+        "median behind": [],
+        "behind": [],
+        "ahead": ["asyncio@100"],
+    }
+
+
+def test_best_first_is_compared_in_the_rounds_the_policy_ran_in(pool: ModuleType) -> None:
+    # best-first crawled far better in a round without the policy: that round is left out
+    with_it = printout("http", {"best-first": [(0.5, 0.8)] * 4, "same": [(0.5, 0.8)] * 4})
+    without = printout("http", {"best-first": [(0.9, 0.9)] * 20})
+    crawls = pool.read_rounds([with_it, without])
+    assert pool.compare(crawls, "same") == {"median behind": [], "behind": [], "ahead": []}
+
+
+def test_a_crawl_without_its_ground_truth_is_refused(tmp_path: Path) -> None:
+    headless = tmp_path / "round.txt"
+    headless.write_text("run 0 best-first: recall@100=0.500\n")
+    finished = subprocess.run(
+        [sys.executable, str(SCRIPT), str(headless)], capture_output=True, text=True
+    )
+    assert finished.returncode != 0
+    assert "before any ground truth was named" in finished.stderr
