@@ -817,6 +817,7 @@ async def main() -> None:
     holding = Counter(
         urlsplit(url).netloc for url, truth in web.relevance.items() if truth >= web.threshold
     )
+    print(f"ground truth {args.ground_truth.name}")  # named for bench/pool_focus_rounds.py
     print(f"relevant pages by host: {dict(holding)}")
     settings = CrawlSettings(args.budget, per_host_concurrency=args.per_host_concurrency)
     names = ["best-first", *(f"ablation-{v}" for v in args.variants)]
