@@ -9,7 +9,7 @@ behind best-first's where a one-sided Mann-Whitney U test over the two sets of c
 gives p < 0.05: its crawls rank below best-first's more often than two samples of one
 order would. At that level, some 5% of the cutoffs of a policy no different from
 best-first are flagged all the same: the control's line shows how many. Three crawls
-of each never reach it (the least p of three against three is 0.05): pool five or more.
+of each are too few to tell (without ties the least p is 0.05): pool five or more.
 
     for truth in /tmp/realweb/truth/* /tmp/realweb/truth2/*; do
         python bench/focus_ablations.py --ground-truth $truth --repeat 5 \
