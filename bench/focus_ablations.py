@@ -46,8 +46,8 @@ optimism 0.03, not 0.1); `unbudgeted` (the optimism and patience from the first 
 with no exploration budget); `optimism-ramped-50` and `optimism-ramped-200` (no budget;
 the hosts' and sections' optimism weighed in by n / (n + 50 or 200) after n fetches),
 `optimism-ramped-200-impatient` (and patience 0); `budget-0.5`, `budget-0.1` and
-`budget-0` (the budget's alpha 0.5, 0.1 or 0, not 0.3); `warmup-50` and `warmup-100`
-(exploring from the 50th or 100th page taken in best-first's order, not the 10th);
+`budget-0` (the budget's alpha 0.5, 0.1 or 0, not 0.3); `warmup-10` and `warmup-50`
+(exploring from the 10th or 50th page taken in best-first's order, not the 100th);
 `budget-patient` (patience whatever the budget); `patient-exploiting` (patience only
 while the budget does not afford exploring, after the warmup); `optimism-by-mean` and
 `hosts-optimism-by-mean` (the sections' and hosts', or the hosts' optimism alone, also
@@ -773,7 +773,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "budget-0.5": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.5), **kw),
     "budget-0.1": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.1), **kw),
     "warmup-50": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=50), **kw),
-    "warmup-100": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=100), **kw),
+    "warmup-10": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=10), **kw),
     "predicted-baseline": lambda **kw: _PredictedBaseline(**kw),
     "baseline-choice": lambda **kw: _BaselineChoice(**kw),
     "explores-poor-slots": lambda **kw: _ExploresPoorSlots(**kw),

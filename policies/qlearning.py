@@ -147,7 +147,7 @@ class QLearningFrontier(PriorityFrontier):
     untried for hundreds of pages on "sparse matrix".
     The optimism and the patience are what take the order away from best-first's before
     anything is learned, so they are used only while the crawl can afford them
-    (`ExplorationBudget`, a conservative bandit's): from the tenth page fetched in
+    (`ExplorationBudget`, a conservative bandit's): from the hundredth page fetched in
     best-first's order on, and while the pages' rewards stay within 0.3 of what that
     order earns. Until then, and whenever tries of the barely tried have used the budget
     up, the frontier orders as best-first with the link model's and the sections'

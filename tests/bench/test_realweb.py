@@ -245,7 +245,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     compost = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
     variants = ["qlearning", "impatient", "unsectioned", "surprise-fitted", "sections-ramped"]
     variants += ["hosts-carry-mean-capped", "hosts-carry-recent", "skill-tested"]
-    variants += ["best-first-again", "predicted-baseline", "optimism-by-mean", "warmup-100"]
+    variants += ["best-first-again", "predicted-baseline", "optimism-by-mean", "warmup-10"]
     variants += ["baseline-choice", "explores-poor-slots"]
     ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from policies.exploration_budget import ExplorationBudget
 from tests.crawler.helpers import SEEN, crawl, html, links, serving, site
 
-BUSY_PAGES = 80  # off-topic pages linked from the busy host's front page
+WARMUP = ExplorationBudget().warmup  # pages in best-first's order before any exploring
+BUDGET = WARMUP + 40
+BUSY_PAGES = 2 * BUDGET  # off-topic pages linked from the busy host's front page
 TOPIC_PAGES = 10  # on-topic pages behind the quiet host's contents page
-BUDGET = 40
 
 
 def busy_site():
@@ -80,13 +82,14 @@ async def test_qlearning_tries_the_quiet_host_and_stays_where_pages_are_relevant
 async def test_qlearning_asks_for_what_best_first_asks_until_its_budget_affords_exploring(
     tmp_path: Path,
 ) -> None:
-    """`ExplorationBudget`: the optimism is off until ten pages taken in best-first's
-    order are fetched and learned from; then the quiet host's contents page is tried, a
-    few requests later (a page is learned from once its transaction commits, after the
-    next ones were chosen: 12 to 18 in eight crawls)."""
+    """`ExplorationBudget`: the optimism is off until `WARMUP` pages taken in
+    best-first's order are fetched and learned from; then the quiet host's contents page
+    is tried, a few requests later (a page is learned from once its transaction commits,
+    after the next ones were chosen)."""
     greedy = await requests_made(tmp_path, "best-first")
     learned = await requests_made(tmp_path, "qlearning")
-    assert learned[:10] == greedy[:10]
-    assert [host for host, _ in greedy[:10]].count("busy") == 9  # its front page, 8 links
+    assert learned[:WARMUP] == greedy[:WARMUP]
+    # the quiet host's front page; the busy host's, and its links
+    assert [host for host, _ in greedy[:WARMUP]].count("busy") == WARMUP - 1
     assert ("quiet", "/contents") not in greedy
-    assert ("quiet", "/contents") in learned[10:25], learned
+    assert ("quiet", "/contents") in learned[WARMUP : WARMUP + 15], learned

@@ -354,7 +354,9 @@ def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> Non
     # they are at each pop (here moved by their tries: no page is relevant, so the model
     # learns nothing, and the sections, which tell no page from another, weigh nothing)
     rng = np.random.default_rng(3)
-    learned, greedy = QLearningFrontier(), BestFirstWithHostValues()
+    # (the budget affords the optimism from the first page: no page earns anything)
+    learned = QLearningFrontier(budget=ExplorationBudget(warmup=0))
+    greedy = BestFirstWithHostValues()
     for url_id in range(1, 201):
         host = f"h{rng.integers(4)}"
         score = round(float(rng.random()), 2)  # ties too
@@ -422,7 +424,8 @@ def test_before_its_budget_affords_exploring_qlearning_orders_as_best_first() ->
     # after the tenth fetch the optimism is on: 0.1 for the untried host, 0.1 / sqrt(11)
     # for the loud one, whose links lead by 0.05
     assert learned_order.index(99) == 10
-    restored = QLearningFrontier()  # a resumed crawl goes on with the budget it saved
+    # a resumed crawl goes on with the budget it saved
+    restored = QLearningFrontier(budget=ExplorationBudget(warmup=10))
     restored.set_state(learned.get_state())
     assert restored.budget.get_state() == learned.budget.get_state()
     assert restored.budget.exploring
@@ -452,7 +455,7 @@ def test_the_budget_stops_exploring_when_its_tries_earn_less_and_starts_when_pag
     assert turns == [False, True]
     assert budget.exploring
 
-    restored = ExplorationBudget()
+    restored = ExplorationBudget(alpha=0.3, warmup=10)
     restored.set_state(budget.get_state())
     assert restored.get_state() == budget.get_state()
     assert restored.exploring
