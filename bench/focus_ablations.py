@@ -48,8 +48,10 @@ the hosts' and sections' optimism weighed in by n / (n + 50 or 200) after n fetc
 `optimism-ramped-200-impatient` (and patience 0); `budget-0.5`, `budget-0.1` and
 `budget-0` (the budget's alpha 0.5, 0.1 or 0, not 0.3); `warmup-10` and `warmup-50`
 (exploring from the 10th or 50th page taken in best-first's order, not the 100th);
-`budget-patient` (patience whatever the budget); `patient-exploiting` (patience only
-while the budget does not afford exploring, after the warmup); `optimism-by-mean` and
+`warmup-uncorrected` (the link model's and the sections' corrections held at zero too
+until the warmup's pages are in); `budget-patient` (patience whatever the budget);
+`patient-exploiting` (patience only while the budget does not afford exploring, after
+the warmup); `optimism-by-mean` and
 `hosts-optimism-by-mean` (the sections' and hosts', or the hosts' optimism alone, also
 bounded as a variance-aware bound is: sqrt(2 m c / (1 + n)) + c / (1 + n) for a mean m
 of the arm's rewards, optimism c and n tries); `predicted-baseline` (the budget's
@@ -414,6 +416,37 @@ class _ChoiceBudget(ExplorationBudget):
         self._taken[url_id] = explored
 
 
+class _GatedModel(LinkContextModel):
+    """The link model, its skill held at zero while `gated`: it learns, and corrects
+    nothing."""
+
+    gated = True
+
+    def skill(self) -> float:
+        return 0.0 if self.gated else super().skill()
+
+
+class _UncorrectedWarmup(QLearningFrontier):
+    """The link model's and the sections' corrections held at zero too until the
+    warmup's pages are in: the first pages taken exactly in best-first's order."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(model=_GatedModel(), **kw)
+
+    def _in_warmup(self) -> bool:
+        return self.budget.baseline_pages < self.budget.warmup
+
+    def _weigh_sections(self) -> None:
+        if not self._in_warmup():
+            super()._weigh_sections()
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        model = self.model
+        assert isinstance(model, _GatedModel)
+        model.gated = self._in_warmup()
+        super().on_fetched(candidate, relevance, children)
+
+
 class _BaselineChoice(QLearningFrontier):
     """`_ChoiceBudget`: while the budget affords exploring, each pop first finds the page
     best-first's order would take, and puts it back; best-first's own pages, taken while
@@ -774,6 +807,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "budget-0.1": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.1), **kw),
     "warmup-50": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=50), **kw),
     "warmup-10": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=10), **kw),
+    "warmup-uncorrected": lambda **kw: _UncorrectedWarmup(**kw),
     "predicted-baseline": lambda **kw: _PredictedBaseline(**kw),
     "baseline-choice": lambda **kw: _BaselineChoice(**kw),
     "explores-poor-slots": lambda **kw: _ExploresPoorSlots(**kw),
