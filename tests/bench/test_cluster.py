@@ -4,27 +4,17 @@ it gives pgbench are the project's own. Nothing here is timed."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from crawler.engine.leases import TICKS_PER_LEASE
-
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "cluster.py"
+from tests.bench.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def cluster() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_cluster", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("cluster.py")
 
 
 def line(host: str, path: str, status: int = 200) -> str:

@@ -4,7 +4,6 @@ crawls of the rounds it ran in. Nothing here crawls."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -12,18 +11,14 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "pool_focus_rounds.py"
+from tests.bench.scripts import BENCH, load_script
+
+SCRIPT = BENCH / "pool_focus_rounds.py"
 
 
 @pytest.fixture(scope="module")
 def pool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_pool_focus_rounds", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("pool_focus_rounds.py")
 
 
 def printout(topic: str, crawls: dict[str, list[tuple[float, float]]]) -> str:
