@@ -10,6 +10,8 @@ gives p < 0.05: its crawls rank below best-first's more often than two samples o
 order would. At that level, some 5% of the cutoffs of a policy no different from
 best-first are flagged all the same: the control's line shows how many. Three crawls
 of each are too few to tell (without ties the least p is 0.05): pool five or more.
+Each printout is a round; best-first's medians shown are over all its crawls, and each
+policy is compared with best-first's crawls of the rounds it ran in.
 
     for truth in /tmp/realweb/truth/* /tmp/realweb/truth2/*; do
         python bench/focus_ablations.py --ground-truth $truth --repeat 5 \
