@@ -399,7 +399,7 @@ class _PatientExploiting(QLearningFrontier):
 
     def _worth_waiting(self, host, rank, awaited_host, awaited_rank):  # type: ignore[no-untyped-def]
         budget = self.budget
-        if budget.exploring or budget.baseline_pages < budget.warmup:
+        if budget.exploring or budget.warming_up:
             return False
         budget.exploring = True
         try:
@@ -428,22 +428,19 @@ class _GatedModel(LinkContextModel):
 
 class _UncorrectedWarmup(QLearningFrontier):
     """The link model's and the sections' corrections held at zero too until the
-    warmup's pages are in: the first pages taken exactly in best-first's order."""
+    warmup's pages are in: until then the queue is ranked exactly as best-first's."""
 
     def __init__(self, **kw):  # type: ignore[no-untyped-def]
         super().__init__(model=_GatedModel(), **kw)
 
-    def _in_warmup(self) -> bool:
-        return self.budget.baseline_pages < self.budget.warmup
-
     def _weigh_sections(self) -> None:
-        if not self._in_warmup():
+        if not self.budget.warming_up:
             super()._weigh_sections()
 
     def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
         model = self.model
         assert isinstance(model, _GatedModel)
-        model.gated = self._in_warmup()
+        model.gated = self.budget.warming_up
         super().on_fetched(candidate, relevance, children)
 
 

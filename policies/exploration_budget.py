@@ -84,10 +84,13 @@ class ExplorationBudget:
         """What the baseline is counted to have earned on the page just fetched."""
         return self.baseline_rate
 
+    @property
+    def warming_up(self) -> bool:
+        """Fewer than `warmup` pages taken without exploring are fetched yet."""
+        return self.baseline_pages < self.warmup
+
     def _affordable(self) -> bool:
-        return (
-            self.baseline_pages >= self.warmup and self.earned >= (1 - self.alpha) * self.baseline
-        )
+        return not self.warming_up and self.earned >= (1 - self.alpha) * self.baseline
 
     def get_state(self) -> list[float]:
         return [self.earned, self.baseline, self.baseline_rate, self.baseline_pages]
