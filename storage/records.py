@@ -16,6 +16,15 @@ class NewUrl:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreRaise:
+    """Known URLs a relevant page links to: each still queued with a lower score rises
+    to `score`."""
+
+    urls: tuple[str, ...]
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class QueuedUrl:
     id: int
     url: str

@@ -34,6 +34,7 @@ from storage.records import (
     HostRecord,
     NewUrl,
     QueuedUrl,
+    ScoreRaise,
     SourceRecord,
     TimelineSample,
 )
@@ -51,6 +52,13 @@ async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[
 async def mark_reached(connection: AsyncConnection, urls: Sequence[NewUrl]) -> dict[str, int]:
     """Record URLs fetched as redirect targets (`writes.mark_reached`)."""
     return await connection.run_sync(writes.mark_reached, urls)
+
+
+async def raise_scores(
+    connection: AsyncConnection, raises: Sequence[ScoreRaise]
+) -> list[list[int]]:
+    """Raise queued URLs' scores (`writes.raise_scores`)."""
+    return await connection.run_sync(writes.raise_scores, raises)
 
 
 async def record_fetches(connection: AsyncConnection, records: Sequence[FetchRecord]) -> None:

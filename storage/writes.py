@@ -33,7 +33,15 @@ from storage.models import (
     UrlRow,
     WarcFileRow,
 )
-from storage.records import FetchRecord, HostRecord, NewUrl, QueuedUrl, SourceRecord, TimelineSample
+from storage.records import (
+    FetchRecord,
+    HostRecord,
+    NewUrl,
+    QueuedUrl,
+    ScoreRaise,
+    SourceRecord,
+    TimelineSample,
+)
 
 TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
 _SOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(SourceRecord))
@@ -129,6 +137,33 @@ def mark_reached(connection: Connection, urls: Sequence[NewUrl]) -> dict[str, in
         _insert(connection, UrlRow).on_conflict_do_nothing(index_elements=["url"]), rows
     )
     return dropped
+
+
+_RAISE_SCORES = (  # built once: building a statement costs more than running it
+    update(UrlRow)
+    .where(
+        UrlRow.url.in_(bindparam("b_urls", expanding=True)),
+        UrlRow.state == URL_QUEUED,
+        UrlRow.score < bindparam("b_score"),
+    )
+    .values(score=bindparam("b_score"))
+    .returning(UrlRow.id)
+)
+
+
+def raise_scores(connection: Connection, raises: Sequence[ScoreRaise]) -> list[list[int]]:
+    """Raise each queued URL of each raise whose score is lower to the raise's score;
+    the ids raised, a list for each raise, for the frontier to rank them again."""
+    raised: list[list[int]] = []
+    for each in raises:
+        if not each.urls:
+            raised.append([])
+            continue
+        result = connection.execute(
+            _RAISE_SCORES, {"b_urls": list(each.urls), "b_score": each.score}
+        )
+        raised.append(list(result.scalars()))
+    return raised
 
 
 _RECORD_FETCH = (

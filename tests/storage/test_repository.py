@@ -212,3 +212,25 @@ async def test_a_read_only_database_is_a_clear_error(tmp_path: Path) -> None:
             await storage.create_schema(engine)
     finally:
         await engine.dispose()
+
+
+async def test_a_raise_lifts_only_queued_urls_estimated_lower(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        low, _high, done = await storage.add_urls(
+            connection,
+            [
+                NewUrl("http://a/low", "a", 1, 0.01),
+                NewUrl("http://a/high", "a", 1, 0.5),
+                NewUrl("http://a/done", "a", 1, 0.0),
+            ],
+        )
+        await storage.record_fetches(connection, [fetched(done.id)])
+        raises = [
+            storage.ScoreRaise(("http://a/low", "http://a/high", "http://a/done"), 0.2),
+            storage.ScoreRaise(("http://a/unknown",), 0.9),
+            storage.ScoreRaise((), 0.9),
+        ]
+        assert await storage.raise_scores(connection, raises) == [[low.id], [], []]
+    async with engine.connect() as connection:
+        scores = {q.url: q.score async for batch in storage.iter_queued(connection) for q in batch}
+    assert scores == {"http://a/low": 0.2, "http://a/high": 0.5}
