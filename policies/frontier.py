@@ -13,7 +13,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -142,6 +142,9 @@ class PriorityFrontier:
     # Whether it reads a candidate's `context`: if not, the crawl keeps none (on the
     # testbed a queued link's words took about as much memory as the rest of it)
     reads_link_context: ClassVar[bool] = False
+    # Whether a candidate's score moves its rank: if not, a raised score is kept without
+    # ranking the candidate again (which would move it behind its equals)
+    ranks_by_score: ClassVar[bool] = True
 
     def __init__(self, *, patience: float | None = None) -> None:
         if patience is not None and not 0.0 <= patience <= 1.0:
@@ -154,7 +157,8 @@ class PriorityFrontier:
         # look, so a re-ranked queue's new entries are not among what it goes through
         # again and again (with the candidate in each, re-ranking took a quarter longer)
         self._queues: dict[str, _HostQueue] = {}
-        self._candidates: dict[int, Candidate] = {}
+        self._candidates: dict[int, Candidate] = {}  # an entry whose sequence is not here is dead
+        self._sequence_of: dict[int, int] = {}  # a new URL's live entry, by its id
         # (negated rank less the host's bonus, depth, sequence, host) of each host's head;
         # an entry is stale once another is pushed for its host (its head or bonus moved),
         # and skipped lazily
@@ -201,6 +205,8 @@ class PriorityFrontier:
         entry = (key, candidate.depth, sequence)
         heapq.heappush(queue, entry)
         self._candidates[sequence] = candidate
+        if not candidate.revisit:
+            self._sequence_of[candidate.url_id] = sequence
         self._size += 1
         queues.size += 1
         if queue[0] is entry:
@@ -213,6 +219,45 @@ class PriorityFrontier:
         them at once)."""
         for candidate in candidates:
             self.push(candidate)
+
+    def holds(self, url_id: int) -> bool:
+        """Whether a new URL (not a re-visit) is queued here."""
+        return url_id in self._sequence_of
+
+    def raise_score(self, url_id: int, score: float) -> bool:
+        """Rank a queued new URL by a higher estimate `score` (a relevant page links to
+        it too); whether it was here with a lower one. Its old entry stays in its heap,
+        dead, until it comes to the top."""
+        sequence = self._sequence_of.get(url_id)
+        if sequence is None:
+            return False
+        candidate = self._candidates[sequence]
+        if candidate.score >= score:
+            return False
+        if not self.ranks_by_score:
+            self._candidates[sequence] = replace(candidate, score=score)
+            return True
+        del self._candidates[sequence]
+        queues = self._queues[candidate.host]
+        self._size -= 1
+        queues.size -= 1
+        self.push(replace(candidate, score=score))
+        group = self.group_of(candidate)
+        queue = queues.get(group)
+        assert queue is not None
+        if queue[0][2] == sequence:  # the dead entry heads its group: the live one under it
+            self._drop_dead(queue)
+            self.refresh_group(candidate.host, group)
+        return True
+
+    def _forget_sequence(self, candidate: Candidate, sequence: int) -> None:
+        if self._sequence_of.get(candidate.url_id) == sequence:
+            del self._sequence_of[candidate.url_id]
+
+    def _drop_dead(self, queue: list[Entry]) -> None:
+        """Pop the dead entries at the top of a group's heap: a head is always live."""
+        while queue and queue[0][2] not in self._candidates:
+            heapq.heappop(queue)
 
     def pop(
         self,
@@ -265,9 +310,12 @@ class PriorityFrontier:
         group = self._best_group(queues)[3]
         queue = queues.get(group)
         assert queue is not None
-        found = self._candidates.pop(heapq.heappop(queue)[2])
+        sequence = heapq.heappop(queue)[2]
+        found = self._candidates.pop(sequence)
+        self._forget_sequence(found, sequence)
         self._size -= 1
         queues.size -= 1
+        self._drop_dead(queue)
         if queue:
             self._push_group_head(queues, queue, group)
         else:
@@ -384,6 +432,8 @@ class PriorityFrontier:
         if queues is None:
             return 0
         groups = [queue for _, queue in queues.items()]
+        for queue in groups:
+            queue[:] = [entry for entry in queue if entry[2] in self._candidates]
         entries = [entry for queue in groups for entry in queue]
         candidates = [self._candidates[entry[2]] for entry in entries]
         if any(candidate.revisit for candidate in candidates):  # due now: they stay first
@@ -421,7 +471,14 @@ class PriorityFrontier:
         if queues is None:
             return []
         self._size -= queues.size
-        return [self._candidates.pop(entry[2]) for _, queue in queues.items() for entry in queue]
+        dropped = []
+        for _, queue in queues.items():
+            for _, _, sequence in queue:
+                candidate = self._candidates.pop(sequence, None)
+                if candidate is not None:
+                    self._forget_sequence(candidate, sequence)
+                    dropped.append(candidate)
+        return dropped
 
     def get_state(self) -> bytes | None:
         """What the policy learned, to save; None for a policy that learns nothing."""
@@ -451,6 +508,7 @@ class BreadthFirst(PriorityFrontier):
 
     name = "bfs"
     refill_order = "depth"
+    ranks_by_score = False
 
     def priority(self, candidate: Candidate) -> float:
         return -float(candidate.depth)

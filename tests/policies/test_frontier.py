@@ -293,3 +293,101 @@ def test_patience_is_the_policys_own_unless_given() -> None:
     assert make_frontier_policy("qlearning", patience=0.0).patience == 0.0
     with pytest.raises(ValueError, match="patience is between 0 and 1"):
         BestFirst(patience=1.5)
+
+
+def test_a_raised_url_ranks_by_its_new_score_and_is_popped_once() -> None:
+    frontier = BestFirst()
+    for url_id, score in ((1, 0.5), (2, 0.4), (3, 0.1), (4, 0.05)):
+        frontier.push(candidate(url_id, score=score))
+    assert frontier.raise_score(4, 0.45)
+    assert not frontier.raise_score(1, 0.3)  # never lowered
+    assert not frontier.raise_score(9, 0.9)  # not queued here
+    assert len(frontier) == 4
+    popped = []
+    while (item := frontier.pop(always)) is not None:
+        popped.append((item.url_id, item.score))
+    assert popped == [(1, 0.5), (4, 0.45), (2, 0.4), (3, 0.1)]
+    assert not frontier.raise_score(4, 0.9)  # popped: no longer queued
+
+
+def test_a_raised_url_that_headed_its_group_leaves_no_dead_head() -> None:
+    frontier = GroupedBestFirst()
+    frontier.push(Candidate(1, "http://a/x/1", "a", 0, 0.3))
+    frontier.push(Candidate(2, "http://a/y/2", "a", 0, 0.2))
+    frontier.bonus["x"] = -0.5  # group x's only URL ranks below y's
+    frontier.refresh_group("a", "x")
+    assert frontier.raise_score(1, 0.9)
+    assert [(item.url_id, item.score) for item in iter(lambda: frontier.pop(always), None)] == [
+        (1, 0.9),
+        (2, 0.2),
+    ]
+    assert len(frontier) == 0
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.just("push"), st.sampled_from("ab"), st.sampled_from("xyz"), st.floats(0, 1)
+            ),
+            st.tuples(st.just("raise"), st.just(""), st.just(""), st.floats(0, 1)),
+            st.tuples(st.just("pop"), st.just(""), st.just(""), st.just(0.0)),
+            st.tuples(st.just("bonus"), st.just(""), st.sampled_from("xyz"), st.floats(-1, 1)),
+            st.tuples(st.just("drop"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
+            st.tuples(st.just("rerank"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
+        ),
+        max_size=80,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_raised_urls_keep_every_pop_the_best_and_each_url_once(
+    steps: list[tuple[str, str, str, float]], rng
+) -> None:
+    """Raises among pushes, pops, bonuses, hosts dropped and queues re-ranked: each pop
+    is the best by the scores as raised, each URL leaves once, and the size is right."""
+    frontier = GroupedBestFirst()
+    own: dict[int, float] = {}
+    queued: dict[int, Candidate] = {}
+    left: list[int] = []
+    for number, (step, host, group, value) in enumerate(steps):
+        if step == "push":
+            item = Candidate(number, f"http://{host}/{group}/{number}", host, 0, value)
+            frontier.push(item)
+            own[number], queued[number] = value, item
+        elif step == "raise" and queued:
+            url_id = rng.choice(sorted(queued))
+            raised = frontier.raise_score(url_id, value)
+            assert raised == (value > own[url_id])
+            own[url_id] = max(own[url_id], value)
+        elif step == "pop":
+            item = pop_the_best(frontier, always, own, queued)
+            if item is not None:
+                assert item.score == own[item.url_id]
+                left.append(item.url_id)
+        elif step == "bonus":
+            frontier.bonus[group] = value
+            for each in "ab":
+                frontier.refresh_group(each, group)
+        elif step == "drop":
+            for item in frontier.drop_host(host):
+                assert item.score == own[item.url_id]
+                left.append(item.url_id)
+                del queued[item.url_id]
+        elif step == "rerank":
+            frontier.reprioritize_host(host)
+        assert len(frontier) == len(queued)
+    while queued:
+        left.append(pop_the_best(frontier, always, own, queued).url_id)
+    assert frontier.pop(always) is None
+    assert sorted(left) == sorted(own)  # each once
+
+
+def test_a_raise_leaves_breadth_first_order_as_it_was() -> None:
+    frontier = BreadthFirst()
+    for url_id in range(4):
+        frontier.push(candidate(url_id, depth=1))
+    assert frontier.raise_score(0, 0.9)
+    popped = []
+    while (item := frontier.pop(always)) is not None:
+        popped.append((item.url_id, item.score))
+    assert popped == [(0, 0.9), (1, 0.0), (2, 0.0), (3, 0.0)]
