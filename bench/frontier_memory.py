@@ -2,9 +2,9 @@
 pushed as a crawl pushes them (ids, URLs and scores of their own, one copy of each
 host's name), traced by tracemalloc, and the time a push and a pop take.
 
-The candidates alone are traced first, then the policy's queue with them, and the ids
-the bounded frontier keeps of what memory holds (`BoundedFrontier`'s set). Each run is
-a process of its own; medians.
+The candidates alone are traced first, then the policy's queue with them (its entries,
+and each new URL's entry by its id, which tell the bounded frontier what memory holds
+and let a URL's score be raised). Each run is a process of its own; medians.
 
     python bench/frontier_memory.py --urls 100000 --hosts 6 100000 --runs 3
 """
@@ -37,11 +37,9 @@ def measure(policy: str, urls: int, hosts: int) -> dict[str, float]:
     ]
     alone = tracemalloc.get_traced_memory()[0]
     frontier = make_frontier_policy(policy)
-    in_memory: set[int] = set()
     started = time.perf_counter()
     for candidate in candidates:
         frontier.push(candidate)
-        in_memory.add(candidate.url_id)
     pushed = time.perf_counter() - started
     held = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()

@@ -60,9 +60,8 @@ class BoundedFrontier:
         self.spilled_hosts: Counter[str] = Counter()  # the same by host
         self._starved = False  # a host waits in the database only: refill before half
         self._last_starved_refill = float("-inf")
-        # queued URLs in memory, and those dispatched and not yet stored; re-visits of
-        # stored pages are neither, and are always held
-        self._in_memory: set[int] = set()
+        # the URLs dispatched and not yet stored (those queued in memory, the policy
+        # knows: `holds`); re-visits of stored pages are neither, and are always held
         self._dispatched: dict[int, str] = {}  # url id -> host
         # stored while a refill reads: the rows it read may still say queued
         self._stored_meanwhile: set[int] | None = None
@@ -76,13 +75,12 @@ class BoundedFrontier:
             return  # another daemon's host: its holder reads it from the database
         if candidate.revisit:
             self.policy.push(candidate)
-        elif url_id in self._in_memory or url_id in self._dispatched:
+        elif self.policy.holds(url_id) or url_id in self._dispatched:
             return  # a refill brought it first
         elif len(self.policy) >= self.capacity:
             self.spilled += 1
             self.spilled_hosts[candidate.host] += 1
         else:
-            self._in_memory.add(url_id)
             self.policy.push(candidate)
 
     def put_back(self, candidate: Candidate) -> None:
@@ -94,7 +92,6 @@ class BoundedFrontier:
             self._dispatched.pop(candidate.url_id, None)
             if self.owns is not None and not self.owns(candidate.host):
                 return  # the host went to another daemon; the URL is queued in the database
-            self._in_memory.add(candidate.url_id)
         elif self.owns is not None and not self.owns(candidate.host):
             return
         self.policy.push(candidate)
@@ -107,7 +104,6 @@ class BoundedFrontier:
         while (
             candidate := self.policy.pop(is_ready, turn_comes)
         ) is not None and not candidate.revisit:
-            self._in_memory.discard(candidate.url_id)
             if candidate.url_id not in self._dropped:
                 self._dispatched[candidate.url_id] = candidate.host
                 break
@@ -123,10 +119,15 @@ class BoundedFrontier:
     def drop(self, url_ids: Iterable[int]) -> None:
         """These queued URLs were fetched as redirect targets: never dispatch them."""
         for url_id in url_ids:
-            if url_id in self._in_memory:
+            if self.policy.holds(url_id):
                 self._dropped.add(url_id)
             if self._stored_meanwhile is not None:  # a refill may have read them as queued
                 self._stored_meanwhile.add(url_id)
+
+    def raise_scores(self, url_ids: Iterable[int], score: float) -> int:
+        """These queued URLs' estimates rose to `score` in the database; those in memory
+        rank by it now (the others will when read back). How many moved here."""
+        return sum(self.policy.raise_score(url_id, score) for url_id in url_ids)
 
     def stored(self, url_id: int) -> None:
         """The URL's visit is in the database: it is no longer queued."""
@@ -161,7 +162,6 @@ class BoundedFrontier:
         in the database)."""
         for host in hosts:
             for candidate in self.policy.drop_host(host):
-                self._in_memory.discard(candidate.url_id)
                 self._dropped.discard(candidate.url_id)
             self.spilled -= self.spilled_hosts.pop(host, 0)
 
@@ -228,7 +228,7 @@ class BoundedFrontier:
         return loaded
 
     def _held(self, url_id: int, stored: set[int]) -> bool:
-        return url_id in self._in_memory or url_id in self._dispatched or url_id in stored
+        return self.policy.holds(url_id) or url_id in self._dispatched or url_id in stored
 
     def _mine(self, host: str) -> bool:
         """Whether `host`'s URLs belong here (a lease given up while a refill reads)."""
@@ -238,7 +238,6 @@ class BoundedFrontier:
         """Hold these URLs read back, in this order."""
         for candidate in candidates:
             self._take_back(candidate.host)
-            self._in_memory.add(candidate.url_id)
         self.policy.push_many(candidates)
 
     def _take_back(self, host: str) -> None:
