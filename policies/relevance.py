@@ -222,7 +222,12 @@ class TopicScorer:
             context_scores = self._similarity(context_counts, link_vector)
             text_scores = ANCHOR_WEIGHT * text_scores + (1.0 - ANCHOR_WEIGHT) * context_scores
         weight = self.link_text_weight
-        return weight * np.clip(text_scores, 0.0, 1.0) + (1.0 - weight) * float(parent_relevance)
+        return weight * np.clip(text_scores, 0.0, 1.0) + self.parent_share(parent_relevance)
+
+    def parent_share(self, parent_relevance: float) -> float:
+        """The part of a link's estimate its parent's relevance gives, whatever its words:
+        the least a link of that parent is estimated."""
+        return (1.0 - self.link_text_weight) * float(parent_relevance)
 
     def _link_vector_is_stale(self) -> bool:
         if self._link_vector is None:

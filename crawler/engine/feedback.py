@@ -1,6 +1,6 @@
-"""What a commit tells the crawl: the frontier learns each stored page's relevance and
-takes its new links, the URLs under way are released as stored, the re-visits see their
-sources.
+"""What a commit tells the crawl: the frontier learns each stored page's relevance, takes
+its new links and ranks higher the known ones it raised, the URLs under way are released
+as stored, the re-visits see their sources.
 
 Only committed results come here (`StorageWriter.on_committed`), so the frontier never
 holds a URL the database lacks.
@@ -45,6 +45,9 @@ class CommitFeedback:
             self.frontier.on_fetched(candidate, relevance, children)
             for child in children:
                 self.frontier.push(child)
+            if item.raised and item.write.raise_known is not None:
+                self.metrics.links_raised.inc(len(item.raised))
+                self.frontier.raise_scores(item.raised, item.write.raise_known.score)
             self.metrics.links_discovered.inc(len(children))
             self._observe_revisit(item)
         self.metrics.pages_stored.inc(len(committed))

@@ -3,10 +3,10 @@
 `analyze` is a function of the body: it also counts the page's and links' terms
 (stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
 Given the URLs known already (`crawler.urls.KnownUrls`), it leaves links to them out
-before reading their text or counting it, and says how many it left out; given the
-crawl's scope (`crawler.urls.LinkScope`), it leaves out the links beyond it, and names
-each link's host. A `LinkResolver` kept from page to page resolves each distinct href
-once.
+before reading their text or counting it, and lists them (a relevant page raises those
+still queued: `crawler.pipeline.processor`); given the crawl's scope
+(`crawler.urls.LinkScope`), it leaves out the links beyond it, and names each link's
+host. A `LinkResolver` kept from page to page resolves each distinct href once.
 """
 
 from __future__ import annotations
@@ -57,9 +57,14 @@ class PageAnalysis:
     nofollow: bool
     counts: TermCounts  # the terms of the page (row 0), of each link, of each link's context
     headings: str = ""  # the title and h1-h2 headings, for the frontier policy
-    known: int = 0  # links left out as known: distinct URLs, not in `links`
-    # (links out of scope are neither in `links` nor counted)
+    # links left out as known: distinct URLs in the page's order, not in `links` (links
+    # out of scope are in neither)
+    known_links: tuple[str, ...] = ()
     fingerprint: str = ""  # a hash of the body, which tells a later visit it changed
+
+    @property
+    def known(self) -> int:
+        return len(self.known_links)
 
 
 def decode(body: bytes, header_charset: str | None) -> str:
@@ -123,7 +128,7 @@ def analyze(
     resolver = resolver or LinkResolver()
     resolve, page_base = resolver.resolve, resolver.base(base)
     links: dict[str, Link] = {}
-    left_out: set[str] = set()  # known: they count towards MAX_LINKS as they did
+    left_out: dict[str, None] = {}  # known, in order: they count towards MAX_LINKS as they did
     outside: set[str] = set()  # beyond the scope: so do they
     # each node's text once: a block of thousands of links would cost its text each time
     text_of: dict[int, str] = {}
@@ -138,7 +143,7 @@ def analyze(
             if target is None or target in links or target in left_out or target in outside:
                 continue
             if target in known:
-                left_out.add(target)
+                left_out[target] = None
             elif (host := host_of(target)) is None:
                 outside.add(target)
             else:
@@ -173,7 +178,7 @@ def analyze(
         nofollow,
         counts,
         headings.strip(),
-        len(left_out),
+        tuple(left_out),
         body_fingerprint(body),
     )
 

@@ -7,7 +7,11 @@ relevance weighting and link estimates use the one online TF-IDF model, here.
 Most links a page shows are known already (a site's navigation, its indexes): the links
 the processor hands to storage are remembered (`KnownUrls`), and a later page's links
 to them are left out before they are read, counted, scored or written; the database
-would have found them known. The count of links in scope includes them.
+would have found them known. The count of links in scope includes them. A relevant
+page's known links are not lost on the frontier, though: each still queued with a lower
+estimate rises to what the page's relevance alone gives a link of it (the parent's share
+of `TopicScorer.estimate_links`), so a URL first found on a poor page and then on a good
+one ranks as the good one's link would at least.
 """
 
 from __future__ import annotations
@@ -118,6 +122,7 @@ class Processor:
         links: list[storage.NewUrl] = []
         links_in_scope = 0
         contexts: dict[str, LinkContext] = {}
+        raise_known = None
         title = text = None
         if analysis is not None:
             counts = Rows.of(analysis.counts)  # the page's row, then its links' (`_new_links`)
@@ -127,6 +132,10 @@ class Processor:
             if relevance >= self.relevance_threshold:
                 self.scorer.add_feedback(page_counts)
             links = self._new_links(visit, analysis, counts, relevance)
+            if relevance >= self.relevance_threshold and analysis.known_links:
+                raise_known = storage.ScoreRaise(
+                    analysis.known_links, self.scorer.parent_share(relevance)
+                )
             links_in_scope = len(links)
             if self.scope.allows_depth(visit.candidate.depth + 1):
                 links_in_scope += analysis.known  # each passed the rest once
@@ -171,6 +180,7 @@ class Processor:
             page_captures(visit),
             contexts,
             links_in_scope,
+            raise_known,
         )
         for link in links:  # handed to storage with the page, once nothing can fail
             self.known.add(link.url)
@@ -202,7 +212,10 @@ class Processor:
             counts=analysis.counts.take(
                 [0, *(1 + index for index in keep), *(1 + n + index for index in keep)]
             ),
-            known=analysis.known + len(analysis.links) - len(keep),
+            known_links=(
+                *analysis.known_links,
+                *(link.url for link in analysis.links if link.url in self.known),
+            ),
         )
 
 

@@ -66,6 +66,8 @@ class PageWrite:
     contexts: Mapping[str, LinkContext] = field(default_factory=dict)
     # links in scope the page showed: `links`, and those left out as known already
     links_in_scope: int = 0
+    # a relevant page's links known already, to rank higher where queued below it
+    raise_known: storage.ScoreRaise | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,7 @@ class Committed:
     write: PageWrite
     new_urls: list[storage.QueuedUrl] = field(default_factory=list)
     dropped: list[int] = field(default_factory=list)  # queued URLs a redirect reached
+    raised: list[int] = field(default_factory=list)  # queued URLs raised to `raise_known`
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,13 +168,17 @@ class StorageWriter:
 
         def transaction(
             connection: Connection,
-        ) -> tuple[dict[str, int], list[storage.QueuedUrl]]:
+        ) -> tuple[dict[str, int], list[storage.QueuedUrl], list[list[int]]]:
             writes.record_fetches(connection, records)
             # before the links: a target linked in the same batch is not queued
             dropped = writes.mark_reached(
                 connection, [hop for page in pages for hop in page.reached]
             )
             new_urls = writes.add_urls(connection, [link for page in pages for link in page.links])
+            # after the links: a page may raise a URL an earlier page of the batch found
+            raised = writes.raise_scores(
+                connection, [page.raise_known for page in pages if page.raise_known]
+            )
             for state in states:
                 writes.save_hosts(connection, state.hosts)
                 writes.save_sources(connection, state.sources)
@@ -179,11 +186,11 @@ class StorageWriter:
                 for name, blob in state.learned.items():
                     writes.save_learned_state(connection, name, blob)
             writes.save_warc_files(connection, written.committed)
-            return dropped, new_urls
+            return dropped, new_urls, raised
 
         for attempt in itertools.count(1):
             try:
-                dropped, new_urls = await self._write_loop.run(transaction)
+                dropped, new_urls, raised = await self._write_loop.run(transaction)
                 break
             except SQLAlchemyError as error:
                 if storage.is_transient(error) and attempt < TRANSIENT_RETRIES:
@@ -197,7 +204,7 @@ class StorageWriter:
                 raise storage.StorageError(f"cannot write to the database: {error}") from error
         self._pending -= len(batch)
         self._committed += len(batch)
-        self.on_committed(_attribute(pages, new_urls, dropped))
+        self.on_committed(_attribute(pages, new_urls, dropped, raised))
         if self._pending == 0:
             self._drained.set()
 
@@ -237,11 +244,15 @@ def _located(record: storage.FetchRecord, location: tuple[str, int] | None) -> s
 
 
 def _attribute(
-    pages: list[PageWrite], new_urls: list[storage.QueuedUrl], dropped: dict[str, int]
+    pages: list[PageWrite],
+    new_urls: list[storage.QueuedUrl],
+    dropped: dict[str, int],
+    raised: list[list[int]],
 ) -> list[Committed]:
-    """Give each new URL to the first page in the batch that linked to it, and each
-    dropped one to the first page that reached it."""
+    """Give each new URL to the first page in the batch that linked to it, each dropped
+    one to the first page that reached it, and each page the URLs it raised."""
     by_url = {queued.url: queued for queued in new_urls}
+    raised_by = iter(raised)  # one list a page with a raise, in the batch's order
     committed = []
     for page in pages:
         mine = []
@@ -250,5 +261,6 @@ def _attribute(
             if queued is not None:
                 mine.append(queued)
         gone = [dropped.pop(hop.url) for hop in page.reached if hop.url in dropped]
-        committed.append(Committed(page, mine, gone))
+        lifted = next(raised_by) if page.raise_known else []
+        committed.append(Committed(page, mine, gone, lifted))
     return committed

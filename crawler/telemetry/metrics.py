@@ -48,6 +48,11 @@ class CrawlerMetrics:
         self.links_discovered = Counter(
             "crawler_links_discovered", "New URLs added to the frontier", registry=registry
         )
+        self.links_raised = Counter(
+            "crawler_links_raised",
+            "Queued URLs a relevant page linked to again, ranked higher",
+            registry=registry,
+        )
         self.fetch_duration = Histogram(
             "crawler_fetch_duration_seconds",
             "Time from sending a page's request to reading its whole response",
