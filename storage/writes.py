@@ -139,30 +139,43 @@ def mark_reached(connection: Connection, urls: Sequence[NewUrl]) -> dict[str, in
     return dropped
 
 
-_RAISE_SCORES = (  # built once: building a statement costs more than running it
-    update(UrlRow)
-    .where(
-        UrlRow.url.in_(bindparam("b_urls", expanding=True)),
-        UrlRow.state == URL_QUEUED,
-        UrlRow.score < bindparam("b_score"),
-    )
-    .values(score=bindparam("b_score"))
-    .returning(UrlRow.id)
+# built once: building a statement costs more than running it
+_QUEUED_SCORES = select(UrlRow.id, UrlRow.url, UrlRow.score).where(
+    UrlRow.url.in_(bindparam("b_urls", expanding=True)), UrlRow.state == URL_QUEUED
 )
+_SET_SCORE = (
+    update(UrlRow)
+    .where(UrlRow.id == bindparam("b_id"), UrlRow.state == URL_QUEUED)
+    .values(score=bindparam("b_score"))
+)
+READ_CHUNK = 2_000  # URLs looked up in one statement, well within SQLite's parameters
 
 
 def raise_scores(connection: Connection, raises: Sequence[ScoreRaise]) -> list[list[int]]:
-    """Raise each queued URL of each raise whose score is lower to the raise's score;
-    the ids raised, a list for each raise, for the frontier to rank them again."""
+    """Raise each queued URL of each raise whose score is lower to the raise's score,
+    the raises taken in order; the ids raised, a list for each raise, for the frontier
+    to rank them again. One look-up and one batch of updates for all the raises: a
+    statement a raise cost the writer's thread a tenth more CPU a page on the testbed."""
+    wanted = sorted({url for each in raises for url in each.urls})
+    queued: dict[str, list[Any]] = {}  # url -> [id, score as raised so far]
+    for start in range(0, len(wanted), READ_CHUNK):
+        chunk = wanted[start : start + READ_CHUNK]
+        for url_id, url, score in connection.execute(_QUEUED_SCORES, {"b_urls": chunk}):
+            queued[url] = [url_id, score]
     raised: list[list[int]] = []
+    scores: dict[int, float] = {}
     for each in raises:
-        if not each.urls:
-            raised.append([])
-            continue
-        result = connection.execute(
-            _RAISE_SCORES, {"b_urls": list(each.urls), "b_score": each.score}
-        )
-        raised.append(list(result.scalars()))
+        mine = []
+        for url in each.urls:
+            row = queued.get(url)
+            if row is not None and row[1] < each.score:
+                row[1] = scores[row[0]] = each.score
+                mine.append(row[0])
+        raised.append(mine)
+    if scores:
+        # in the order of their ids, as `_lock_order` would write them
+        rows = [{"b_id": url_id, "b_score": score} for url_id, score in sorted(scores.items())]
+        connection.execute(_SET_SCORE, rows)
     return raised
 
 

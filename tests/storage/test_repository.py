@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
-from storage import HostRecord, NewUrl
+from storage import HostRecord, NewUrl, writes
 from storage.models import SCHEMA_VERSION
 from tests.storage.helpers import fetched
 
@@ -214,7 +214,10 @@ async def test_a_read_only_database_is_a_clear_error(tmp_path: Path) -> None:
         await engine.dispose()
 
 
-async def test_a_raise_lifts_only_queued_urls_estimated_lower(engine: AsyncEngine) -> None:
+async def test_a_raise_lifts_only_queued_urls_estimated_lower(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "READ_CHUNK", 2)  # the URLs looked up in several statements
     async with engine.begin() as connection:
         low, _high, done = await storage.add_urls(
             connection,
@@ -229,8 +232,10 @@ async def test_a_raise_lifts_only_queued_urls_estimated_lower(engine: AsyncEngin
             storage.ScoreRaise(("http://a/low", "http://a/high", "http://a/done"), 0.2),
             storage.ScoreRaise(("http://a/unknown",), 0.9),
             storage.ScoreRaise((), 0.9),
+            storage.ScoreRaise(("http://a/low",), 0.3),  # in order: above the first raise
+            storage.ScoreRaise(("http://a/low", "http://a/high"), 0.25),  # below both now
         ]
-        assert await storage.raise_scores(connection, raises) == [[low.id], [], []]
+        assert await storage.raise_scores(connection, raises) == [[low.id], [], [], [low.id], []]
     async with engine.connect() as connection:
         scores = {q.url: q.score async for batch in storage.iter_queued(connection) for q in batch}
-    assert scores == {"http://a/low": 0.2, "http://a/high": 0.5}
+    assert scores == {"http://a/low": 0.3, "http://a/high": 0.5}
