@@ -43,9 +43,9 @@ async def crawl_each(
 async def test_a_focused_frontier_finds_the_relevant_pages_of_a_real_site_before_bfs(
     topic: str, policy: str
 ) -> None:
-    """Within 60 pages, measured over six crawls each: extension-api, best-first 15 of
-    17, qlearning 14 to 15, breadth-first 8; docstrings, best-first and qlearning 12 of
-    12, breadth-first 1."""
+    """Within 60 pages, measured over six crawls each: extension-api, best-first and
+    qlearning 15 of 17, breadth-first 8; docstrings, best-first and qlearning 12 of 12,
+    breadth-first 1."""
     async with real_site(topic) as site:
         orders = await crawl_each(site, ["bfs", policy])
     focused, breadth_first = (found_within(site, orders[p], BUDGET) for p in (policy, "bfs"))
