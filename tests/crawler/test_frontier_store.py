@@ -379,3 +379,45 @@ async def test_a_url_read_back_has_the_index_it_had_in_memory(db_url: str) -> No
 
 def _plain(queued: storage.QueuedUrl) -> Candidate:
     return Candidate(queued.id, queued.url, queued.host, queued.depth, queued.score)
+
+
+async def test_a_raise_moves_a_url_in_memory_now_and_one_in_the_database_when_read_back(
+    db_url: str,
+) -> None:
+    db, added = await queued_database(db_url, 20)
+    try:
+        frontier = BoundedFrontier(BestFirst(), capacity=4)
+        frontier.spill_count({"a.test": 20})
+        await frontier.refill(db)
+        worst_held = min(
+            (q for q in added if frontier.policy.holds(q.id)), key=lambda q: (q.score, -q.id)
+        )
+        spilled = min(
+            (q for q in added if not frontier.policy.holds(q.id)), key=lambda q: (q.score, -q.id)
+        )
+        raises = [storage.ScoreRaise((worst_held.url, spilled.url), 0.995)]
+        async with db.begin() as connection:
+            (raised,) = await storage.raise_scores(connection, raises)
+        assert sorted(raised) == sorted([worst_held.id, spilled.id])
+        assert frontier.raise_scores(raised, 0.995) == 1  # the one memory holds
+        first = frontier.pop(lambda host: True)
+        assert first is not None
+        assert (first.url_id, first.score) == (worst_held.id, 0.995)
+        await store(db, first)
+        frontier.stored(first.url_id)
+        order = []
+        while frontier.queued:
+            if frontier.needs_refill():
+                await frontier.refill(db)
+            candidate = frontier.pop(lambda host: True)
+            assert candidate is not None
+            await store(db, candidate)
+            frontier.stored(candidate.url_id)
+            order.append(candidate)
+        # the spilled one comes with the first refill that reads it, by its raised score
+        assert sorted(c.url_id for c in order) == sorted(q.id for q in added if q is not worst_held)
+        (read_back,) = [c for c in order if c.url_id == spilled.id]
+        assert read_back.score == 0.995
+        assert order.index(read_back) < 4
+    finally:
+        await db.dispose()
