@@ -405,15 +405,7 @@ async def test_a_raise_moves_a_url_in_memory_now_and_one_in_the_database_when_re
         assert (first.url_id, first.score) == (worst_held.id, 0.995)
         await store(db, first)
         frontier.stored(first.url_id)
-        order = []
-        while frontier.queued:
-            if frontier.needs_refill():
-                await frontier.refill(db)
-            candidate = frontier.pop(lambda host: True)
-            assert candidate is not None
-            await store(db, candidate)
-            frontier.stored(candidate.url_id)
-            order.append(candidate)
+        order = await drain_with_refills(frontier, db)
         # the spilled one comes with the first refill that reads it, by its raised score
         assert sorted(c.url_id for c in order) == sorted(q.id for q in added if q is not worst_held)
         (read_back,) = [c for c in order if c.url_id == spilled.id]
