@@ -202,10 +202,11 @@ class Processor:
         ]
 
     def _without_known(self, analysis: PageAnalysis) -> PageAnalysis:
-        keep = [index for index, link in enumerate(analysis.links) if link.url not in self.known]
-        n = len(analysis.links)
-        if len(keep) == n:
+        known = [link.url in self.known for link in analysis.links]
+        if not any(known):
             return analysis
+        keep = [index for index, is_known in enumerate(known) if not is_known]
+        n = len(analysis.links)
         return dataclasses.replace(
             analysis,
             links=tuple(analysis.links[index] for index in keep),
@@ -214,7 +215,7 @@ class Processor:
             ),
             known_links=(
                 *analysis.known_links,
-                *(link.url for link in analysis.links if link.url in self.known),
+                *(analysis.links[index].url for index, is_known in enumerate(known) if is_known),
             ),
         )
 
