@@ -71,7 +71,9 @@ async def run_crawl(
     analysis: AnalysisPool | None = None
     try:
         if processors > 1:
-            analysis = await AnalysisPool.start(processors, scorer.n_features, scope)
+            analysis = await AnalysisPool.start(
+                processors, scorer.n_features, scope, inline_below=config.inline_below
+            )
         await storage.create_schema(db)
         shared = storage.is_shared(db)
         crawl_id = await record_start(db, config, seeds, shared=shared)

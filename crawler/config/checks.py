@@ -60,6 +60,7 @@ def check(config: CrawlConfig) -> None:
         "processors",
         f"must be between 1 and buffer ({config.buffer}): each works on a page of the queue",
     )
+    require(config.inline_below >= 0, "inline_below", "must be 0 or more bytes")
     require(
         config.full_queue in FULL_QUEUE_POLICIES,
         "full_queue",

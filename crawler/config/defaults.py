@@ -27,6 +27,9 @@ ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
 
 FETCHERS = "mdp"  # the pool policy
 FULL_QUEUE = "block"  # a page meeting a full processor queue waits with its fetcher
+# bytes below which a page is analysed on the event loop even with worker processes:
+# handing a page over costs both processes more than analysing one this small
+INLINE_BELOW = 8192
 
 REVISIT = "off"
 REVISIT_PERIOD = 300.0  # seconds between re-visit plans

@@ -167,6 +167,14 @@ class CrawlConfig:
         "loop does it all; more: worker processes; by default one per core this process "
         "may use, at most buffer (docs/fetcher-pool.md)",
     )
+    inline_below: int = setting(
+        defaults.INLINE_BELOW,
+        "pool",
+        "with worker processes, a page of fewer bytes than this is analysed on the event "
+        "loop: its hand-over would cost more than its analysis; 0: every page goes to a "
+        "worker (docs/fetcher-pool.md)",
+        metavar="BYTES",
+    )
     full_queue: str = setting(
         defaults.FULL_QUEUE,
         "pool",

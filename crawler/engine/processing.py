@@ -4,15 +4,15 @@ writer.
 
 With one processor (c = 1) each page is analysed and scored on the event loop. With c
 processors, c servers each take a page and have it analysed in a worker process
-(`crawler.pipeline.analysis_pool`), then score it here, in the order the pages were
-taken: the learned state has one owner and sees the pages in the queue's order, so the
-scores are those one processor would give. A page that meets a full queue waits with its
-fetcher until a server frees a place (blocking after service, `wait_for_room`): waiters
-enter in the order they began to wait. The pool's statistics are told the busy and
-idle time its models count, accrued from the pages' arrivals and departures
-(`ServerTime`): a page's time from its taking to its score also holds its waits inside
-the processor (behind a worker's other page, for its turn to be scored), which are not
-service.
+(`crawler.pipeline.analysis_pool`), or here if it is too small to be worth handing
+over, then score it here, in the order the pages were taken: the learned state has one
+owner and sees the pages in the queue's order, so the scores are those one processor
+would give. A page that meets a full queue waits with its fetcher until a server frees
+a place (blocking after service, `wait_for_room`): waiters enter in the order they
+began to wait. The pool's statistics are told the busy and idle time its models count,
+accrued from the pages' arrivals and departures (`ServerTime`): a page's time from its
+taking to its score also holds its waits inside the processor (behind a worker's other
+page, for its turn to be scored), which are not service.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from crawler.engine.server_time import ServerTime
 from crawler.engine.summary import CrawlSummary
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.analysis_pool import AnalysisPool, WorkerDiedError
+from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool, WorkerDiedError
+from crawler.pipeline.parse import PageAnalysis
 from crawler.pipeline.processor import UNREADABLE, Processor
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
@@ -145,18 +146,10 @@ class Processing:
     async def _serve(self, visit: Visit, place: int, worker: int) -> tuple[Outcome, float | None]:
         try:
             job = self.processor.analysis_job(visit)
+            analysis = None if job is None else await self._analysed(job, worker)
             if self.analysis is None:
-                analysis = None
-                if job is not None:
-                    self.metrics.pages_analysed.labels(where="event_loop").inc()
-                    analysis = self.processor.analyse(job)
                 processed = self.processor.score(visit, analysis)
             else:
-                analysis = None
-                if job is not None:
-                    self.metrics.pages_analysed.labels(where="workers").inc()
-                    with contextlib.suppress(*UNREADABLE):
-                        analysis = await self.analysis.analyze(job, worker)
                 await self._wait_for_turn(place)
                 processed = self.processor.finish(visit, analysis)
                 self.analysis.remember(link.url for link in processed.write.links)
@@ -174,6 +167,17 @@ class Processing:
                 self._turn.clear()
         self.writer.put(processed.write)
         return processed.outcome, processed.relevance
+
+    async def _analysed(self, job: AnalysisJob, worker: int) -> PageAnalysis | None:
+        """The page analysed here, or by a worker if it is worth handing over; None if
+        unreadable."""
+        if self.analysis is None or not self.analysis.takes(job):
+            self.metrics.pages_analysed.labels(where="event_loop").inc()
+            return self.processor.analyse(job)
+        self.metrics.pages_analysed.labels(where="workers").inc()
+        with contextlib.suppress(*UNREADABLE):
+            return await self.analysis.analyze(job, worker)
+        return None
 
     async def _wait_for_turn(self, place: int) -> None:
         """Pages are scored in the order servers took them."""

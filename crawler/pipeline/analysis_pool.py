@@ -14,6 +14,11 @@ crawl's process handed to storage since that worker's last page (`remember`), an
 leaves them out before it reads or counts them, as the event loop does: on a real site
 most of a page's links are known. A link made known while a worker's page was under way
 is left out by the processor afterwards.
+
+A small page is not worth the hand-over: writing its job, waking the worker and reading
+its answer back cost the two processes more than parsing a few kilobytes. The pool
+takes a page of `inline_below` bytes or more (`takes`); a smaller one is analysed on the
+event loop, as with no workers, and scored in its turn all the same.
 """
 
 from __future__ import annotations
@@ -123,15 +128,20 @@ class AnalysisPool:
     `analyze` raises what `parse.analyze` raises, and `WorkerDiedError` for a worker
     that ended."""
 
-    def __init__(self, workers: list[_Worker]) -> None:
+    def __init__(self, workers: list[_Worker], inline_below: int = 0) -> None:
         self._workers = workers
         self.workers = len(workers)
+        self.inline_below = inline_below
         self._unsent: list[list[str]] = [[] for _ in workers]  # known, by worker
 
     @classmethod
-    async def start(cls, workers: int, n_features: int, scope: Scope) -> AnalysisPool:
+    async def start(
+        cls, workers: int, n_features: int, scope: Scope, *, inline_below: int = 0
+    ) -> AnalysisPool:
         if workers < 1:
             raise ValueError("a pool of analysis workers needs at least 1 of them")
+        if inline_below < 0:
+            raise ValueError(f"inline_below is a number of bytes, not {inline_below}")
         environment = dict(os.environ)
         if not _INSTALLED:
             environment["PYTHONPATH"] = os.pathsep.join(
@@ -157,7 +167,11 @@ class AnalysisPool:
             for worker in started:
                 await worker.close()
             raise
-        return cls(started)
+        return cls(started, inline_below)
+
+    def takes(self, job: AnalysisJob) -> bool:
+        """Whether the page is worth handing to a worker."""
+        return len(job.body) >= self.inline_below
 
     def remember(self, urls: Iterable[str]) -> None:
         """Links handed to storage: every worker leaves them out from its next page on."""

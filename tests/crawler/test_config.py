@@ -43,6 +43,7 @@ def test_environment_lists_and_booleans() -> None:
         ({"warc_max_size": 0}, "'warc_max_size' must be greater than 0"),
         ({"warc_prefix": "../up"}, "'warc_prefix' must be letters, digits"),
         ({"warc": " "}, "'warc' must name a directory"),
+        ({"inline_below": -1}, "'inline_below' must be 0 or more bytes"),
     ],
 )
 def test_a_bad_value_names_the_setting(values: dict[str, object], message: str) -> None:

@@ -40,6 +40,7 @@ async def test_a_crawl_with_worker_processes_stores_every_page_once(db_url: str)
             allowed_domains=tuple(bed.hostnames),
             concurrency=8,
             processors=2,
+            inline_below=0,  # every page to a worker, however small
             registry=registry,
         )
         served = list(bed.requests)
@@ -59,7 +60,7 @@ async def test_a_crawl_with_worker_processes_stores_every_page_once(db_url: str)
 
 
 @pytest.mark.parametrize("cores", [1, 2])
-async def test_by_default_pages_are_analysed_by_a_worker_process_per_core(
+async def test_by_default_a_crawl_has_a_worker_process_per_core(
     db_url: str, cores: int, caplog: pytest.LogCaptureFixture
 ) -> None:
     available = os.sched_getaffinity(0)
@@ -71,7 +72,11 @@ async def test_by_default_pages_are_analysed_by_a_worker_process_per_core(
         async with Testbed(WebSpec(pages=60, hosts=2, seed=3)) as bed:
             with caplog.at_level(logging.INFO, logger="crawler.service"):
                 await crawl(
-                    db_url, bed.seeds, allowed_domains=tuple(bed.hostnames), registry=registry
+                    db_url,
+                    bed.seeds,
+                    allowed_domains=tuple(bed.hostnames),
+                    inline_below=0,  # the testbed's pages are small
+                    registry=registry,
                 )
     finally:
         os.sched_setaffinity(0, available)
