@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
-from crawler.net.urls import Scope
+from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
 from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, AnalysisJob, frame
 from crawler.pipeline.parse import PageAnalysis
 
@@ -132,7 +132,10 @@ class AnalysisPool:
         self._workers = workers
         self.workers = len(workers)
         self.inline_below = inline_below
-        self._unsent: list[list[str]] = [[] for _ in workers]  # known, by worker
+        # known, by worker: at most the newest a worker's memory of known URLs keeps in
+        # a generation, since a worker given no page for long (the small pages analysed
+        # on the event loop) would otherwise be owed every link of the crawl
+        self._unsent = [deque[str](maxlen=KNOWN_URLS_MEMORY) for _ in workers]
 
     @classmethod
     async def start(
@@ -174,13 +177,15 @@ class AnalysisPool:
         return len(job.body) >= self.inline_below
 
     def remember(self, urls: Iterable[str]) -> None:
-        """Links handed to storage: every worker leaves them out from its next page on."""
+        """Links handed to storage: every worker leaves them out from its next page on
+        (the newest `KNOWN_URLS_MEMORY` of those since its last page)."""
         urls = list(urls)
         for unsent in self._unsent:
             unsent.extend(urls)
 
     async def analyze(self, job: AnalysisJob, worker: int = 0) -> PageAnalysis:
-        newly_known, self._unsent[worker] = self._unsent[worker], []
+        newly_known = list(self._unsent[worker])
+        self._unsent[worker].clear()
         return await self._workers[worker].analyze(job, newly_known)
 
     async def close(self) -> None:

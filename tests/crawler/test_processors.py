@@ -19,7 +19,7 @@ from prometheus_client import CollectorRegistry
 from yarl import URL
 
 from crawler.net.fetcher import Response
-from crawler.net.urls import Scope
+from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_pool import AnalysisPool
@@ -224,6 +224,30 @@ async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
     assert after_all.counts.rows == 1  # the page alone
 
 
+async def test_a_worker_given_no_page_for_long_is_owed_only_the_newest_known_links() -> None:
+    """The links owed to a worker that analyses nothing (its servers' pages small) are
+    bounded by what its memory of known URLs keeps: the oldest are let go, not kept in
+    the crawl's process for as long as the crawl runs."""
+    visit = _visits(40)[2]
+    scorer = TopicScorer().fit([TOPIC])
+    job = Processor(
+        scorer=scorer, scope=BOTH_HOSTS, store_text=True, relevance_threshold=0.1
+    ).analysis_job(visit)
+    assert job is not None
+    pool = await AnalysisPool.start(1, scorer.n_features, BOTH_HOSTS)
+    try:
+        first = await pool.analyze(job)
+        oldest, newest = first.links[0].url, first.links[-1].url
+        filler = (f"http://127.0.0.1:8000/known/{n}" for n in range(KNOWN_URLS_MEMORY))
+        pool.remember([oldest, *filler, newest])
+        after = await pool.analyze(job)
+    finally:
+        await pool.close()
+    assert len(first.links) >= 3
+    assert after.links == first.links[:-1]  # the newest left out; the oldest let go
+    assert after.known == 1
+
+
 async def test_a_worker_leaves_out_the_links_beyond_the_crawls_scope() -> None:
     """Told the crawl's scope at its start, a worker keeps a page's links within it, each
     with its host, and those beyond its depth not at all."""
@@ -281,7 +305,7 @@ async def test_a_worker_ends_when_its_crawl_is_killed() -> None:
     script = textwrap.dedent(
         """
         import asyncio, sys
-        from crawler.net.urls import Scope
+        from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
         from crawler.pipeline.analysis_pool import AnalysisPool
 
         async def main():
