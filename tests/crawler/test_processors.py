@@ -22,7 +22,7 @@ from crawler.net.fetcher import Response
 from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.analysis_pool import AnalysisPool
+from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool
 from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, frame
 from crawler.pipeline.processor import Processor
 from policies import Candidate, TopicScorer
@@ -196,16 +196,22 @@ def _largest_pipe() -> int:
     return int(Path("/proc/sys/fs/pipe-max-size").read_text())
 
 
+def _a_page_with_links() -> AnalysisJob:
+    job = Processor(
+        scorer=TopicScorer().fit([TOPIC]),
+        scope=BOTH_HOSTS,
+        store_text=True,
+        relevance_threshold=0.1,
+    ).analysis_job(_visits(40)[2])
+    assert job is not None
+    return job
+
+
 async def test_a_worker_leaves_out_the_links_the_crawl_has_made_known() -> None:
     """A worker is told the links handed to storage since its last page, and reads and
     counts none of them again."""
-    visit = _visits(40)[2]
-    scorer = TopicScorer().fit([TOPIC])
-    job = Processor(
-        scorer=scorer, scope=BOTH_HOSTS, store_text=True, relevance_threshold=0.1
-    ).analysis_job(visit)
-    assert job is not None
-    pool = await AnalysisPool.start(1, scorer.n_features, BOTH_HOSTS)
+    job = _a_page_with_links()
+    pool = await AnalysisPool.start(1, TopicScorer().fit([TOPIC]).n_features, BOTH_HOSTS)
     try:
         first = await pool.analyze(job)
         again = await pool.analyze(job)
@@ -228,13 +234,8 @@ async def test_a_worker_given_no_page_for_long_is_owed_only_the_newest_known_lin
     """The links owed to a worker that analyses nothing (its servers' pages small) are
     bounded by what its memory of known URLs keeps: the oldest are let go, not kept in
     the crawl's process for as long as the crawl runs."""
-    visit = _visits(40)[2]
-    scorer = TopicScorer().fit([TOPIC])
-    job = Processor(
-        scorer=scorer, scope=BOTH_HOSTS, store_text=True, relevance_threshold=0.1
-    ).analysis_job(visit)
-    assert job is not None
-    pool = await AnalysisPool.start(1, scorer.n_features, BOTH_HOSTS)
+    job = _a_page_with_links()
+    pool = await AnalysisPool.start(1, TopicScorer().fit([TOPIC]).n_features, BOTH_HOSTS)
     try:
         first = await pool.analyze(job)
         oldest, newest = first.links[0].url, first.links[-1].url
@@ -306,7 +307,7 @@ async def test_a_worker_ends_when_its_crawl_is_killed() -> None:
         """
         import asyncio, sys
         from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
-        from crawler.pipeline.analysis_pool import AnalysisPool
+        from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool
 
         async def main():
             pool = await AnalysisPool.start(2, 1024, Scope.of({"127.0.0.1"}))
