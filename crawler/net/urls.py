@@ -44,6 +44,11 @@ _PLAIN_FRAGMENT = re.compile(r"#[\w.~!$&'()*+,;=:@/?\-]*\Z", re.ASCII)
 _PLAIN_AUTHORITY = re.compile(r"//[A-Za-z0-9.\-]+(?::[0-9]*)?(?=[/?#]|\Z)")
 # a relative path that yarl and canonicalize leave as it is, after its leading ../
 _PLAIN_RELATIVE = re.compile(r"((?:\.\./)*)([\w~!$&'()*+,=@\-][\w.~!$&'()*+,=@/\-]*)\Z", re.ASCII)
+# a canonical URL of a plain host and a port at most (not a default one, which
+# canonicalize drops): its host key, and its path
+_PLAIN_CANONICAL = re.compile(r"https?://([A-Za-z0-9.\-]+(?::[1-9][0-9]*)?)(/[^?#]*)")
+# where the path starts in `/path` or `//host/path` (a port at most): what follows it
+_ROOTED = re.compile(r"(?://[A-Za-z0-9.\-]+(?::[0-9]*)?)?/")
 
 
 def canonicalize(raw: str, base: URL | None = None) -> URL:
@@ -136,14 +141,17 @@ class LinkResolver:
             context = base.full
         elif first == "/":
             if not href.startswith("//"):
-                context = base.origin
-            else:
-                context = base.scheme if _has_host(href, 0) else base.full
+                return self._rooted(base.origin, href, 0, base)
+            if not _has_host(href, 0):
+                return self._resolved(base.full, href, base)
+            return self._rooted(base.scheme, href, 0, base)
         elif ":" in href and (scheme := _SCHEME.match(href)) is not None:
             name = scheme.group().lower()
             if name not in ("http:", "https:"):
                 return None  # never the base's scheme: an absolute URL, not crawlable
-            context = base.scheme if _has_host(href, scheme.end()) else base.full
+            if not _has_host(href, scheme.end()):
+                return self._resolved(base.full, href, base)
+            return self._rooted(base.scheme, href, scheme.end(), base)
         elif first == "#":
             context = base.full
         else:
@@ -165,6 +173,25 @@ class LinkResolver:
         if len(self._new) >= self.memory:
             self._old, self._new = self._new, {}
         return resolved
+
+    def _rooted(self, context: str, href: str, at: int, base: Base) -> str | None:
+        """A path from a root (`/path`, `//host/path`, `http://host/path`), `at` where
+        the host or path starts: a plain path (no dot segment, nothing to quote, no
+        session parameter, no query) is its root's canonical URL and the path, as the
+        canonical URL of `x` there shows; yarl resolves the others. On a large web most
+        links are new, and many absolute: yarl's parse, join and build of each cost
+        three times this."""
+        root = _ROOTED.match(href, at)
+        if root is not None and len(href) <= MAX_URL_LENGTH:
+            path = href[root.end() :]
+            plain = _PLAIN_RELATIVE.match(path)
+            if plain is not None and not plain.group(1) and "/." not in path and "//" not in path:
+                model = self._resolved(context, f"{href[: root.end()]}x", base)
+                if model is not None and model.endswith("x"):
+                    joined = f"{model[:-1]}{path}"
+                    if len(joined) <= MAX_URL_LENGTH:
+                        return joined
+        return self._resolved(context, href, base)
 
     def _joined(self, href: str, base: Base) -> str | None:
         """A relative path: a plain one (no dot segment but leading `../`, nothing to
@@ -275,7 +302,11 @@ def _without_query_session(query: str) -> str:
 
 def looks_like_a_trap(url: URL) -> bool:
     """A path too deep, or one that repeats a segment (relative links gone wrong)."""
-    segments = [s for s in url.raw_path.split("/") if s]
+    return _a_trap_path(url.raw_path)
+
+
+def _a_trap_path(path: str) -> bool:
+    segments = [s for s in path.split("/") if s]
     if len(segments) > MAX_PATH_SEGMENTS:
         return True
     seen: dict[str, int] = {}
@@ -309,14 +340,16 @@ class Scope:
         return cls(frozenset(d.lower().strip(".") for d in domains), max_depth)
 
     def allows(self, url: URL, depth: int = 0) -> bool:
-        if not self.allows_depth(depth):
-            return False
-        if looks_like_a_trap(url):
+        return self.allows_depth(depth) and self.allows_place(url.raw_host or "", url.raw_path)
+
+    def allows_place(self, host: str, path: str) -> bool:
+        """Whether a URL's host (as written) and path are in scope, at any depth."""
+        if _a_trap_path(path):
             return False
         if not self.domains:
             return True
         # the host, or a domain it is under: it and each of its dot-suffixes looked up
-        host = (url.raw_host or "").lower()
+        host = host.lower()
         while host not in self.domains:
             if "." not in host:
                 return False
@@ -342,8 +375,14 @@ class LinkScope:
         """The host key of `url`, a canonical URL, if the scope allows it at `depth`."""
         if not self.scope.allows_depth(depth) or url in self._outside:
             return None
-        parsed = URL(url, encoded=True)
-        if not self.scope.allows(parsed):
+        plain = _PLAIN_CANONICAL.match(url)
+        if plain is not None:  # most links: read without yarl's parse
+            key, path = plain.groups()
+            host = key.partition(":")[0]
+        else:
+            parsed = URL(url, encoded=True)
+            key, host, path = host_key(parsed), parsed.raw_host or "", parsed.raw_path
+        if not self.scope.allows_place(host, path):
             self._outside.add(url)
             return None
-        return host_key(parsed)
+        return key

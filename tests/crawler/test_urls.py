@@ -114,7 +114,8 @@ _HREF_PIECES = st.sampled_from(
     ["", "#", "#x", "#%3Cinit%3E()", "#a b", "?q=1", "/", "//", "//other.example/x", "http:",
      "https:", "http://other.example/", "HTTP://Other.Example/a", "mailto:x@y", "javascript:0",
      "1a:b", "a", "b.html", ".", "..", "/", "%2F", "%20", " ", "\t", "\n", "\x01", "\\", "é",
-     ";jsessionid=2", ";x=1", ":", "sid=3", "&", "=", "?", "#", "@", "[", "]", "..%2F", "~(1)+"]
+     ";jsessionid=2", ";x=1", ":", "sid=3", "&", "=", "?", "#", "@", "[", "]", "..%2F", "~(1)+",
+     "HTTP://Other.Example:80/", "//127.0.0.2:8080/", ":08080", "p/1"]
 )  # fmt: skip
 _HREFS = st.lists(_HREF_PIECES, max_size=5).map("".join)
 
@@ -175,12 +176,12 @@ def test_known_urls_remember_the_last_used_within_their_memory() -> None:
 def test_a_link_scope_names_the_host_of_a_link_in_scope(monkeypatch: pytest.MonkeyPatch) -> None:
     read = []
 
-    def allows(scope: Scope, url: URL, depth: int = 0) -> bool:
-        read.append(str(url))
-        return allowed(scope, url, depth)
+    def allows_place(scope: Scope, host: str, path: str) -> bool:
+        read.append(f"{host}{path}")
+        return allowed(scope, host, path)
 
-    allowed = Scope.allows
-    monkeypatch.setattr(Scope, "allows", allows)
+    allowed = Scope.allows_place
+    monkeypatch.setattr(Scope, "allows_place", allows_place)
     links = LinkScope(Scope.of({"site.example"}, max_depth=2))
     assert links.host("http://docs.site.example:8080/a", 1) == "docs.site.example:8080"
     assert links.host("http://site.example/a", 2) == "site.example"
@@ -191,8 +192,32 @@ def test_a_link_scope_names_the_host_of_a_link_in_scope(monkeypatch: pytest.Monk
     assert links.host("http://other.example/a", 0) is None
     assert links.host("http://site.example/a/b/a/b/a/b", 0) is None
     assert read == [
-        "http://docs.site.example:8080/a",
-        "http://site.example/a",
-        "http://other.example/a",
-        "http://site.example/a/b/a/b/a/b",
+        "docs.site.example/a",
+        "site.example/a",
+        "other.example/a",
+        "site.example/a/b/a/b/a/b",
     ]
+
+
+_CANONICAL_PIECES = st.sampled_from(
+    ["http://", "https://", "Site.Example", "site.example", "docs.site.example", "other.example",
+     "127.0.0.1", "[::1]", "user@", "user:pw@", ":8080", ":80", ":08080", "/", "/a", "/b", "/a/b",
+     "%2F", ";x=1", "?q=1", "?", "é", "."]
+)  # fmt: skip
+
+
+@given(st.lists(_CANONICAL_PIECES, min_size=1, max_size=6).map("".join), st.integers(0, 3))
+@example("http://Docs.Site.Example:8080/a/a/a/b", 1)
+@example("http://user:8@site.example/a", 1)
+def test_a_link_scope_reads_a_url_as_yarl_does(raw: str, depth: int) -> None:
+    try:
+        url = str(canonicalize(raw))
+    except BadUrlError:
+        return
+    scope = Scope.of({"site.example"}, max_depth=2)
+    parsed = URL(url, encoded=True)
+    expected = host_key(parsed) if scope.allows(parsed, depth) else None
+    assert LinkScope(scope).host(url, depth) == expected
+    unbounded = Scope.of([])
+    expected = host_key(parsed) if unbounded.allows(parsed, depth) else None
+    assert LinkScope(unbounded).host(url, depth) == expected
