@@ -41,7 +41,8 @@ from page_cost import bfs_pages
 
 from crawler.cores import compute_on_the_calling_thread
 from crawler.memory import return_large_blocks
-from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope
+from crawler.net.scope import LinkScope, Scope
+from crawler.net.urls import KnownUrls, LinkResolver
 from crawler.pipeline.analysis_worker import AnalysisJob, frame
 from crawler.pipeline.parse import analyze, body_fingerprint
 from policies import TopicScorer

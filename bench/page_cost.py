@@ -38,7 +38,8 @@ from selectolax.lexbor import LexborHTMLParser
 from yarl import URL
 
 from crawler.net.fetcher import Response
-from crawler.net.urls import Scope, host_key
+from crawler.net.scope import Scope
+from crawler.net.urls import host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.processor import Processor

@@ -30,7 +30,7 @@ from crawler.net.host_turns import HostTurns
 from crawler.net.netguard import NetworkGuard
 from crawler.net.politeness import Politeness
 from crawler.net.robots import RobotsCache
-from crawler.net.urls import Scope
+from crawler.net.scope import Scope
 from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.processor import Processor

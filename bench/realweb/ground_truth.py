@@ -42,7 +42,8 @@ from selectolax.lexbor import LexborHTMLParser
 from sklearn.feature_extraction.text import TfidfVectorizer
 from yarl import URL
 
-from crawler.net.urls import BadUrlError, canonicalize, looks_like_a_trap
+from crawler.net.scope import looks_like_a_trap
+from crawler.net.urls import BadUrlError, canonicalize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from realweb import DEFAULT_DIR, Host, is_html, read_hosts

@@ -26,7 +26,8 @@ from crawler.net.host_memory import HostMemory
 from crawler.net.host_turns import HostTurns, Turn
 from crawler.net.politeness import Feedback
 from crawler.net.robots import MAX_ROBOTS_REDIRECTS, RobotsCache, RobotsEntry, Verdict
-from crawler.net.urls import BadUrlError, Scope, canonicalize, host_key
+from crawler.net.scope import Scope
+from crawler.net.urls import BadUrlError, canonicalize, host_key
 from crawler.outcomes import Outcome
 from policies import Candidate
 

@@ -33,7 +33,8 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
-from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
+from crawler.net.scope import Scope
+from crawler.net.urls import KNOWN_URLS_MEMORY
 from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, AnalysisJob, frame
 from crawler.pipeline.parse import PageAnalysis
 

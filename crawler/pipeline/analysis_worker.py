@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from crawler.memory import return_large_blocks
-from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope
+from crawler.net.scope import LinkScope, Scope
+from crawler.net.urls import KnownUrls, LinkResolver
 from crawler.pipeline.parse import analyze
 from policies.terms import TermHasher
 

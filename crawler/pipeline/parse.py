@@ -2,10 +2,10 @@
 
 `analyze` is a function of the body: it also counts the page's and links' terms
 (stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
-Given the URLs known already (`crawler.urls.KnownUrls`), it leaves links to them out
+Given the URLs known already (`crawler.net.urls.KnownUrls`), it leaves links to them out
 before reading their text or counting it, and lists them (a relevant page raises those
 still queued: `crawler.pipeline.processor`); given the crawl's scope
-(`crawler.urls.LinkScope`), it leaves out the links beyond it, and names each link's
+(`crawler.net.scope.LinkScope`), it leaves out the links beyond it, and names each link's
 host. A `LinkResolver` kept from page to page resolves each distinct href once.
 """
 
@@ -22,7 +22,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from yarl import URL
 
 from crawler.errors import ContentError
-from crawler.net.urls import BadUrlError, LinkResolver, LinkScope, canonicalize, host_key
+from crawler.net.scope import LinkScope
+from crawler.net.urls import BadUrlError, LinkResolver, canonicalize, host_key
 from policies.terms import TermCounts, TermHasher, url_words
 
 MAX_LINKS = 5_000  # links kept from one page

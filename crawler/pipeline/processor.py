@@ -23,7 +23,8 @@ from yarl import URL
 
 import storage
 from crawler.net.exchange import Exchange
-from crawler.net.urls import KnownUrls, LinkResolver, LinkScope, Scope, host_key
+from crawler.net.scope import LinkScope, Scope
+from crawler.net.urls import KnownUrls, LinkResolver, host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_worker import AnalysisJob

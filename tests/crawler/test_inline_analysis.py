@@ -13,7 +13,7 @@ from yarl import URL
 
 from crawler.config import defaults
 from crawler.net.fetcher import Response
-from crawler.net.urls import Scope
+from crawler.net.scope import Scope
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.processor import Processor

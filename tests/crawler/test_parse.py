@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.net.urls import LinkScope, Scope
+from crawler.net.scope import LinkScope, Scope
 from crawler.pipeline.parse import ContentError, analyze, decode
 from policies.terms import TermHasher
 

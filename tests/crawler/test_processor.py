@@ -9,7 +9,8 @@ import pytest
 from yarl import URL
 
 from crawler.net.fetcher import Response
-from crawler.net.urls import Scope, host_key
+from crawler.net.scope import Scope
+from crawler.net.urls import host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline import processor as processor_module

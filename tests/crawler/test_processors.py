@@ -19,7 +19,8 @@ from prometheus_client import CollectorRegistry
 from yarl import URL
 
 from crawler.net.fetcher import Response
-from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
+from crawler.net.scope import Scope
+from crawler.net.urls import KNOWN_URLS_MEMORY
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool
@@ -306,7 +307,8 @@ async def test_a_worker_ends_when_its_crawl_is_killed() -> None:
     script = textwrap.dedent(
         """
         import asyncio, sys
-        from crawler.net.urls import KNOWN_URLS_MEMORY, Scope
+        from crawler.net.scope import Scope
+        from crawler.net.urls import KNOWN_URLS_MEMORY
         from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool
 
         async def main():
