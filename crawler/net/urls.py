@@ -31,11 +31,12 @@ _SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
 # a fragment that cannot make the URL bad, whatever the page: the page itself
 _PLAIN_FRAGMENT = re.compile(r"#[\w.~!$&'()*+,;=:@/?\-]*\Z", re.ASCII)
 # an authority of a host and a port at most, which yarl keeps (no userinfo, no IPv6)
-_PLAIN_AUTHORITY = re.compile(r"//[A-Za-z0-9.\-]+(?::[0-9]*)?(?=[/?#]|\Z)")
+_HOST_AND_PORT = r"//[A-Za-z0-9.\-]+(?::[0-9]*)?"
+_PLAIN_AUTHORITY = re.compile(rf"{_HOST_AND_PORT}(?=[/?#]|\Z)")
 # a relative path that yarl and canonicalize leave as it is, after its leading ../
 _PLAIN_RELATIVE = re.compile(r"((?:\.\./)*)([\w~!$&'()*+,=@\-][\w.~!$&'()*+,=@/\-]*)\Z", re.ASCII)
 # where the path starts in `/path` or `//host/path` (a port at most): what follows it
-_ROOTED = re.compile(r"(?://[A-Za-z0-9.\-]+(?::[0-9]*)?)?/")
+_ROOTED = re.compile(rf"(?:{_HOST_AND_PORT})?/")
 
 
 def canonicalize(raw: str, base: URL | None = None) -> URL:
