@@ -308,8 +308,7 @@ async def test_a_worker_ends_when_its_crawl_is_killed() -> None:
         """
         import asyncio, sys
         from crawler.net.scope import Scope
-        from crawler.net.urls import KNOWN_URLS_MEMORY
-        from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool
+        from crawler.pipeline.analysis_pool import AnalysisPool
 
         async def main():
             pool = await AnalysisPool.start(2, 1024, Scope.of({"127.0.0.1"}))
