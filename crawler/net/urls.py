@@ -167,8 +167,7 @@ class LinkResolver:
         the host or path starts: a plain path (no dot segment, nothing to quote, no
         session parameter, no query) is its root's canonical URL and the path, as the
         canonical URL of `x` there shows; yarl resolves the others. On a large web most
-        links are new, and many absolute: yarl's parse, join and build of each cost
-        three times this."""
+        links are new, and many absolute: each would cost yarl's parse, join and build."""
         root = _ROOTED.match(href, at)
         if root is not None and len(href) <= MAX_URL_LENGTH:
             path = href[root.end() :]
