@@ -108,6 +108,35 @@ class _HostQueue:
         return () if self.group is None or self.queue is None else ((self.group, self.queue),)
 
 
+class _Round:
+    """A host being re-ranked in slices: the entries of each of its groups left to
+    re-rank, and the key of each re-ranked candidate's new entry (its old entry, of
+    another key, is dead until the round's end drops it)."""
+
+    __slots__ = ("keys", "left")
+
+    def __init__(self, queues: _HostQueue) -> None:
+        # taken from the end: the best group first, and each heap reversed, so that its
+        # top levels come first (the URLs whose turn comes soonest)
+        groups = sorted(queues.items(), key=lambda item: item[1][0], reverse=True)
+        self.left = [(group, queue[::-1]) for group, queue in groups]
+        self.keys: dict[int, float] = {}
+
+    def take(self, limit: int) -> tuple[list[Entry], list[str]]:
+        """Up to `limit` entries left, and the group of each."""
+        taken: list[Entry] = []
+        groups: list[str] = []
+        while self.left and len(taken) < limit:
+            group, entries = self.left[-1]
+            share = min(limit - len(taken), len(entries))
+            taken += entries[len(entries) - share :]
+            groups += [group] * share
+            del entries[len(entries) - share :]
+            if not entries:
+                self.left.pop()
+        return taken, groups
+
+
 class PriorityFrontier:
     """Per-host priority queues under one heap of host heads.
 
@@ -159,6 +188,7 @@ class PriorityFrontier:
         self._queues: dict[str, _HostQueue] = {}
         self._candidates: dict[int, Candidate] = {}  # an entry whose sequence is not here is dead
         self._sequence_of: dict[int, int] = {}  # a new URL's live entry, by its id
+        self._rounds: dict[str, _Round] = {}  # hosts being re-ranked in slices
         # (negated rank less the host's bonus, depth, sequence, host) of each host's head;
         # an entry is stale once another is pushed for its host (its head or bonus moved),
         # and skipped lazily
@@ -238,6 +268,7 @@ class PriorityFrontier:
             self._candidates[sequence] = replace(candidate, score=score)
             return True
         del self._candidates[sequence]
+        keys = self._keys_of(candidate.host)
         queues = self._queues[candidate.host]
         self._size -= 1
         queues.size -= 1
@@ -246,7 +277,7 @@ class PriorityFrontier:
         queue = queues.get(group)
         assert queue is not None
         if queue[0][2] == sequence:  # the dead entry heads its group: the live one under it
-            self._drop_dead(queue)
+            self._drop_dead(queue, keys)
             self.refresh_group(candidate.host, group)
         return True
 
@@ -254,9 +285,24 @@ class PriorityFrontier:
         if self._sequence_of.get(candidate.url_id) == sequence:
             del self._sequence_of[candidate.url_id]
 
-    def _drop_dead(self, queue: list[Entry]) -> None:
+    def _keys_of(self, host: str) -> dict[int, float] | None:
+        """The new keys of a host being re-ranked in slices; None for another host."""
+        round_ = self._rounds.get(host)
+        return None if round_ is None else round_.keys
+
+    def _live_entries(self, entries: list[Entry], keys: dict[int, float] | None) -> list[Entry]:
+        """Those of a host's entries that stand for a queued candidate at its key."""
+        candidates = self._candidates
+        if keys is None:
+            return [entry for entry in entries if entry[2] in candidates]
+        return [e for e in entries if e[2] in candidates and keys.get(e[2], e[0]) == e[0]]
+
+    def _drop_dead(self, queue: list[Entry], keys: dict[int, float] | None) -> None:
         """Pop the dead entries at the top of a group's heap: a head is always live."""
-        while queue and queue[0][2] not in self._candidates:
+        while queue:
+            key, _, sequence = queue[0]
+            if sequence in self._candidates and (keys is None or keys.get(sequence, key) == key):
+                return
             heapq.heappop(queue)
 
     def pop(
@@ -312,10 +358,13 @@ class PriorityFrontier:
         assert queue is not None
         sequence = heapq.heappop(queue)[2]
         found = self._candidates.pop(sequence)
+        keys = self._keys_of(host)
+        if keys:
+            keys.pop(sequence, None)
         self._forget_sequence(found, sequence)
         self._size -= 1
         queues.size -= 1
-        self._drop_dead(queue)
+        self._drop_dead(queue, keys)
         if queue:
             self._push_group_head(queues, queue, group)
         else:
@@ -428,12 +477,70 @@ class PriorityFrontier:
     def reprioritize_host(self, host: str) -> int:
         """Recompute the own priorities of one host's queued candidates; how many there
         were. Re-ranking host by host spreads a large queue's cost over many calls."""
+        round_ = self._rounds.pop(host, None)
         queues = self._queues.get(host)
         if queues is None:
             return 0
+        return self._rerank_whole(queues, host, None if round_ is None else round_.keys)
+
+    def reprioritize_slice(self, host: str, limit: int) -> tuple[int, bool]:
+        """Recompute the own priorities of up to `limit` of one host's queued candidates,
+        those not re-ranked since the host's round began; how many, and whether the
+        round is over. A host of no more than `limit` is re-ranked whole. Otherwise each
+        re-ranked candidate gets a new entry beside its old one, which is dead from then
+        on, and at the round's end the host's heaps keep their live entries only: a host
+        of 100,000 URLs is re-ranked over many calls, each costing its share."""
+        queues = self._queues.get(host)
+        if queues is None:
+            self._rounds.pop(host, None)
+            return 0, True
+        round_ = self._rounds.get(host)
+        if round_ is None:
+            if queues.size <= limit:
+                return self._rerank_whole(queues, host, None), True
+            round_ = self._rounds[host] = _Round(queues)
+        keys = round_.keys
+        taken, groups = round_.take(limit)
+        fresh: list[tuple[Entry, str]] = []
+        ranked: list[Candidate] = []
+        live = 0
+        for entry, group in zip(taken, groups, strict=True):
+            candidate = self._candidates.get(entry[2])
+            if candidate is None or keys.get(entry[2], entry[0]) != entry[0]:
+                continue  # dead
+            live += 1
+            if not candidate.revisit:  # due now: it stays first
+                fresh.append((entry, group))
+                ranked.append(candidate)
+        moved: dict[str, list[Entry]] = {}
+        priorities = self.own_priorities(ranked).tolist()
+        for ((old, depth, sequence), group), priority in zip(fresh, priorities, strict=True):
+            if -priority != old:
+                keys[sequence] = -priority
+                moved.setdefault(group, []).append((-priority, depth, sequence))
+        for group, entries in moved.items():
+            queue = queues.get(group)
+            assert queue is not None  # a queued candidate's group holds its entry
+            for entry in entries:  # a push costs less than a new heap of 4,000 or more
+                heapq.heappush(queue, entry)
+            self._drop_dead(queue, keys)  # the old entry may have headed it
+        done = not round_.left
+        if done:
+            del self._rounds[host]
+            for _, queue in queues.items():
+                queue[:] = self._live_entries(queue, keys)
+                heapq.heapify(queue)
+        if moved or done:
+            self._rebuild_group_heads(queues)
+            self._push_head(queues, host)  # the old head goes stale
+        return live, done
+
+    def _rerank_whole(self, queues: _HostQueue, host: str, keys: dict[int, float] | None) -> int:
+        """Every queued candidate of a host re-ranked at once, in place (`keys`: those
+        of the round it ends)."""
         groups = [queue for _, queue in queues.items()]
         for queue in groups:
-            queue[:] = [entry for entry in queue if entry[2] in self._candidates]
+            queue[:] = self._live_entries(queue, keys)
         entries = [entry for queue in groups for entry in queue]
         candidates = [self._candidates[entry[2]] for entry in entries]
         if any(candidate.revisit for candidate in candidates):  # due now: they stay first
@@ -468,6 +575,7 @@ class PriorityFrontier:
         """Take every queued candidate of `host` out (another crawler now serves it);
         them, in no order. Its head entry goes stale."""
         queues = self._queues.pop(host, None)
+        self._rounds.pop(host, None)
         if queues is None:
             return []
         self._size -= queues.size

@@ -153,12 +153,12 @@ class QLearningFrontier(PriorityFrontier):
     up, the frontier orders as best-first with the link model's and the sections'
     confident corrections.
     The model learns a batch of fetches at a time; after each batch in which it
-    corrects the links' own indexes (its skill above zero), the queue is re-ranked a
-    few hosts at a time, about `rerank_budget` URLs, so the cost per fetch is flat
-    whatever the frontier's size and a large queue is re-ranked over a few batches;
-    once it stops correcting them, the hosts holding corrected indexes are re-ranked
-    once more. A frontier spilled to storage comes back by this index too
-    (`refill_order`).
+    corrects the links' own indexes (its skill above zero), the queue is re-ranked
+    `rerank_budget` URLs at a time (a few hosts, or a slice of one that holds more), so
+    the cost per fetch is flat whatever the frontier's size and a large queue is
+    re-ranked over a few batches; once it stops correcting them, the hosts holding
+    corrected indexes are re-ranked once more. A frontier spilled to storage comes back
+    by this index too (`refill_order`).
     """
 
     name = "qlearning"
@@ -215,6 +215,7 @@ class QLearningFrontier(PriorityFrontier):
         # hosts whose queue holds indexes the model corrected, to rank again when it stops
         # (a dict: re-ranked in the order they came, whatever the strings' hashes)
         self._corrected_hosts: dict[str, None] = {}
+        self._corrected_in_round: set[str] = set()  # hosts re-ranked in part, corrected
 
     # -- ranking ---------------------------------------------------------------------
 
@@ -404,16 +405,22 @@ class QLearningFrontier(PriorityFrontier):
         for candidate in dropped:
             self._features.pop(candidate.url_id)
         self._corrected_hosts.pop(host, None)
+        self._corrected_in_round.discard(host)
         return dropped
 
-    def reprioritize_host(self, host: str) -> int:
+    def reprioritize_slice(self, host: str, limit: int) -> tuple[int, bool]:
+        """As the frontier's; a host leaves the hosts holding corrected indexes once a
+        whole round of it was re-ranked uncorrected."""
         corrected = self.model.skill() > 0.0
-        ranked = super().reprioritize_host(host)
+        ranked, done = super().reprioritize_slice(host, limit)
         if corrected and ranked:
             self._corrected_hosts[host] = None
-        else:
-            self._corrected_hosts.pop(host, None)
-        return ranked
+            self._corrected_in_round.add(host)
+        if done:
+            if host not in self._corrected_in_round:
+                self._corrected_hosts.pop(host, None)
+            self._corrected_in_round.discard(host)
+        return ranked, done
 
     @property
     def described(self) -> int:
@@ -422,10 +429,11 @@ class QLearningFrontier(PriorityFrontier):
         return len(self._features)
 
     def _rerank_some(self) -> None:
-        """Re-rank whole hosts' queues in turn, up to `rerank_budget` URLs, where the
-        model's estimates move the links' own indexes: every host's while it corrects
-        them, then those holding corrected indexes. Uncorrected, a link's own index is
-        its score, and the sections' values move their links without re-ranking."""
+        """Re-rank hosts' queues in turn, up to `rerank_budget` URLs (a slice of a host
+        that holds more, the rest in the next calls), where the model's estimates move
+        the links' own indexes: every host's while it corrects them, then those holding
+        corrected indexes. Uncorrected, a link's own index is its score, and the
+        sections' values move their links without re-ranking."""
         budget = self.rerank_budget
         correcting = self.model.skill() > 0.0
         started_round = False  # a queue smaller than the budget is re-ranked once
@@ -438,9 +446,13 @@ class QLearningFrontier(PriorityFrontier):
                 started_round = True
                 if not self._rerank_queue:
                     return
-            host = self._rerank_queue.pop()
+            host = self._rerank_queue[-1]
+            done = True
             if correcting or host in self._corrected_hosts:
-                budget -= self.reprioritize_host(host)
+                ranked, done = self.reprioritize_slice(host, budget)
+                budget -= ranked
+            if done:
+                self._rerank_queue.pop()
 
     # -- learning --------------------------------------------------------------------
 

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policies import (
@@ -380,6 +382,122 @@ def test_raised_urls_keep_every_pop_the_best_and_each_url_once(
         left.append(pop_the_best(frontier, always, own, queued).url_id)
     assert frontier.pop(always) is None
     assert sorted(left) == sorted(own)  # each once
+
+
+class TiltedBestFirst(GroupedBestFirst):
+    """Grouped best-first whose own priorities move by hand, as a learning policy's do
+    (`tilt`, by URL id modulo 3): queued URLs keep their rank until ranked again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tilt = [0.0, 0.0, 0.0]
+        self.rank: dict[int, float] = {}  # each URL's own priority when last ranked
+
+    def own_priority(self, candidate: Candidate) -> float:
+        self.ranked += 1
+        self.rank[candidate.url_id] = candidate.score + self.tilt[candidate.url_id % 3]
+        return self.rank[candidate.url_id]
+
+    def own_priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        return np.array([self.own_priority(candidate) for candidate in candidates])
+
+
+def entries_held(frontier: PriorityFrontier) -> int:
+    return sum(len(queue) for queues in frontier._queues.values() for _, queue in queues.items())
+
+
+def test_a_host_is_re_ranked_in_slices_each_ranking_its_share() -> None:
+    frontier = TiltedBestFirst()
+    for url_id in range(10):
+        frontier.push(
+            Candidate(url_id, f"http://a/{'xy'[url_id % 2]}/{url_id}", "a", 0, url_id / 10)
+        )
+    frontier.tilt = [0.0, -1.0, -2.0]  # ids divisible by 3 first, then the others
+    frontier.ranked = 0
+    assert frontier.reprioritize_slice("a", 4) == (4, False)
+    assert frontier.ranked == 4
+    assert frontier.reprioritize_slice("a", 4) == (4, False)
+    assert frontier.reprioritize_slice("a", 4) == (2, True)
+    assert frontier.ranked == 10
+    assert entries_held(frontier) == 10  # the old entries are gone with the round
+    assert drain(frontier) == [9, 6, 3, 0, 7, 4, 1, 8, 5, 2]
+    frontier.push(candidate(11))
+    assert frontier.reprioritize_slice("a", 4) == (1, True)  # within the limit: whole
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.just("push"), st.sampled_from("ab"), st.sampled_from("xyz"), st.floats(0, 1)
+            ),
+            st.tuples(st.just("raise"), st.just(""), st.just(""), st.floats(0, 1)),
+            st.tuples(st.just("pop"), st.just(""), st.just(""), st.just(0.0)),
+            st.tuples(st.just("tilt"), st.just(""), st.sampled_from("012"), st.floats(-1, 1)),
+            st.tuples(
+                st.just("slice"), st.sampled_from("ab"), st.just(""), st.sampled_from([1, 2, 3])
+            ),
+            st.tuples(st.just("rerank"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
+            st.tuples(st.just("drop"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
+        ),
+        min_size=20,
+        max_size=80,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_a_queue_re_ranked_in_slices_pops_each_url_once_and_by_its_rank_once_re_ranked(
+    steps: list[tuple[str, str, str, float]], rng
+) -> None:
+    """Slices of hosts re-ranked among pushes, pops, raises, moved priorities, whole
+    re-rankings and hosts dropped: each pop is the best by the URLs' ranks as last
+    computed, each URL leaves once, the size is right, and once every host is re-ranked
+    in slices again no dead entry is held and each pop is the best by the priorities as
+    they are."""
+    frontier = TiltedBestFirst()
+    queued: dict[int, Candidate] = {}
+    left: list[int] = []
+    for url_id in range(100, 116):  # hosts larger than a slice from the start
+        host, group = "ab"[url_id % 2], "xyz"[url_id % 3]
+        queued[url_id] = Candidate(url_id, f"http://{host}/{group}/{url_id}", host, 0, url_id / 200)
+        frontier.push(queued[url_id])
+    pushed = list(queued)
+    for number, (step, host, group, value) in enumerate(steps):
+        if step == "push":
+            item = Candidate(number, f"http://{host}/{group}/{number}", host, 0, value)
+            frontier.push(item)
+            queued[number] = item
+            pushed.append(number)
+        elif step == "raise" and queued:
+            url_id = rng.choice(sorted(queued))
+            if frontier.raise_score(url_id, value):
+                queued[url_id] = replace(queued[url_id], score=value)
+        elif step == "pop":  # the best by each URL's rank when it was last ranked
+            item = pop_the_best(frontier, always, frontier.rank, queued)
+            if item is not None:
+                left.append(item.url_id)
+        elif step == "tilt":
+            frontier.tilt[int(group)] = value
+        elif step == "slice":
+            frontier.reprioritize_slice(host, int(value))
+        elif step == "rerank":
+            frontier.reprioritize_host(host)
+        elif step == "drop":
+            for item in frontier.drop_host(host):
+                assert queued.pop(item.url_id) == item
+                left.append(item.url_id)
+        assert len(frontier) == len(queued)
+    for host in "ab":  # the round under way ends, and a whole new one is made
+        for _ in range(2):
+            while not frontier.reprioritize_slice(host, 2)[1]:
+                pass
+    assert entries_held(frontier) == len(queued)
+    assert frontier._rounds == {}  # nothing kept of the rounds ended
+    own = {url_id: item.score + frontier.tilt[url_id % 3] for url_id, item in queued.items()}
+    while queued:
+        left.append(pop_the_best(frontier, always, own, queued).url_id)
+    assert frontier.pop(always) is None
+    assert sorted(left) == sorted(pushed)
 
 
 def test_a_raise_leaves_breadth_first_order_as_it_was() -> None:

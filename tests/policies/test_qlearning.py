@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tarfile
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -679,13 +680,18 @@ def test_the_heaps_of_hosts_and_sections_keep_no_more_than_a_few_stale_entries()
 
 
 class CountingReranks(QLearningFrontier):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
         self.reranked: list[str] = []
+        self.slices: list[int] = []
+        self.done: list[bool] = []
 
-    def reprioritize_host(self, host: str) -> int:
+    def reprioritize_slice(self, host: str, limit: int) -> tuple[int, bool]:
+        ranked, done = super().reprioritize_slice(host, limit)
         self.reranked.append(host)
-        return super().reprioritize_host(host)
+        self.slices.append(ranked)
+        self.done.append(done)
+        return ranked, done
 
 
 def test_links_are_ranked_again_only_while_the_model_corrects_them() -> None:
@@ -705,6 +711,33 @@ def test_links_are_ranked_again_only_while_the_model_corrects_them() -> None:
     for _ in range(2 * model.batch):
         frontier.on_fetched(frontier.pop(lambda host: True), 0.0, [])
     assert sorted(frontier.reranked) == ["h0", "h0", "h1", "h1", "h2", "h2", "h3", "h3"]
+
+
+def test_a_host_larger_than_the_budget_is_re_ranked_a_slice_a_batch() -> None:
+    """One host of 640 URLs, a budget of 100: each batch learned re-ranks at most 100
+    of them, a round ranks each URL once, and the link the model now prefers, queued
+    last by its score, is taken once its slice comes."""
+    frontier = CountingReranks(rerank_budget=100)
+    frontier.push(candidate(0, 0.05, anchor="lead"))
+    for url_id in range(1, 640):
+        frontier.push(candidate(url_id, 0.1, anchor="plain"))
+    model = frontier.model
+    model.updates_, model.warmup, model.errors_[:] = 1, 0.0, (1.0, 0.0)  # fully skilled
+    model.counts_[:] = 1e9
+    [(lead, _)] = model.features([[("a=lead", 1.0)]])
+    model.weights_[lead] = 1.0
+    taken = []
+    for _ in range(8 * model.batch):
+        popped = frontier.pop(lambda host: True)
+        taken.append(popped.url_id)
+        frontier.on_fetched(popped, 0.0, [])
+    assert set(frontier.reranked) == {"a"}
+    assert frontier.slices[0] == 100
+    assert max(frontier.slices) <= 100
+    first_round = frontier.slices[: frontier.done.index(True) + 1]
+    fetched = model.batch * len(first_round)  # at most, by the round's end
+    assert 640 - fetched <= sum(first_round) <= 640
+    assert 0 in taken[model.batch :]  # not before its slice, and not left behind
 
 
 def rich_is_busy(host: str) -> bool:
