@@ -4,7 +4,7 @@ time a full re-ranking would take, with a trained model. The queue is filled as 
 fills it, each fetched page taken from the frontier (whose running value, the subsidy,
 keeps eq. (10)'s targets bounded), with scores in the reward's range.
 
-    python bench/rerank_cost.py [--queued 100000] [--fetches 500]
+    python bench/rerank_cost.py [--queued 100000] [--fetches 500] [--hosts 20]
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ def reward(candidate: Candidate) -> float:
     return 0.1 * sum(int(word[4:]) < 200 for word in found) / len(found)
 
 
-def link(rng: np.random.Generator, url_id: int) -> Candidate:
+def link(rng: np.random.Generator, url_id: int, hosts: int) -> Candidate:
     words = " ".join(rng.choice(WORDS, size=6))
-    host = f"h{rng.integers(20)}"
+    host = f"h{rng.integers(hosts)}"
     context = LinkContext(anchor=words[:30], around=words, parent_title=words[-20:])
     return Candidate(
         url_id,
@@ -47,16 +47,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queued", type=int, default=100_000)
     parser.add_argument("--fetches", type=int, default=500)
+    parser.add_argument("--hosts", type=int, default=20, help="the queue's URLs spread over")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     frontier = QLearningFrontier()
     url_id = 0
-    frontier.push(link(rng, 0))
+    frontier.push(link(rng, 0, args.hosts))
     skills = []
     while len(frontier) < args.queued:  # pages of 30 links, learned from as they come
         parent = frontier.pop(lambda host: True)
         assert parent is not None
-        children = [link(rng, url_id + i + 1) for i in range(30)]
+        children = [link(rng, url_id + i + 1, args.hosts) for i in range(30)]
         url_id += 30
         frontier.on_fetched(parent, reward(parent), children)
         for child in children:
@@ -65,7 +66,7 @@ def main() -> None:
     for _ in range(args.fetches):
         popped = frontier.pop(lambda host: True)
         assert popped is not None
-        children = [link(rng, url_id + i + 1) for i in range(30)]
+        children = [link(rng, url_id + i + 1, args.hosts) for i in range(30)]
         url_id += 30
         started = time.perf_counter()
         frontier.on_fetched(popped, reward(popped), children)
@@ -79,7 +80,8 @@ def main() -> None:
     print(
         f"queued {len(frontier):,}, skill {min(skills):.3f} to {max(skills):.3f} "
         f"({np.mean(np.array(skills) > 0):.0%} of fetches skilled): on_fetched median "
-        f"{1e3 * statistics.median(seconds):.2f} ms, 99th percentile "
+        f"{1e3 * statistics.median(seconds):.2f} ms, mean {1e3 * statistics.mean(seconds):.2f} ms, "
+        f"99th percentile "
         f"{1e3 * float(np.percentile(seconds, 99)):.2f} ms; a full re-ranking {1e3 * full:.0f} ms"
     )
 
