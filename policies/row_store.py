@@ -8,6 +8,8 @@ Here every row lives in one array of indices and one of values, a link's row at 
 (start, length), and the rows of many links come out with one vectorised gather, with
 a small integer the frontier keeps beside each (its section's number). A row taken out
 leaves a gap; when gaps are most of the arrays, the rows held are copied together.
+The values are kept in single precision (a feature's weight, 1 / sqrt of its field's
+words, needs no more): 8 bytes a feature held, not 12.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ class RowStore:
 
     def __init__(self, capacity: int = 4_096) -> None:
         self._indices = np.zeros(capacity, dtype=np.int32)
-        self._values = np.zeros(capacity)
+        self._values = np.zeros(capacity, dtype=np.float32)
         self._end = 0  # the arrays' used length, gaps included
         self._held = 0  # the length of the rows held
         self._slots: dict[int, tuple[int, int, int]] = {}  # key: (start, length, label)
@@ -96,7 +98,7 @@ class RowStore:
         )
         positions = _ranges(starts, lengths)
         indices = np.zeros(capacity, dtype=np.int32)
-        values = np.zeros(capacity)
+        values = np.zeros(capacity, dtype=np.float32)
         indices[: len(positions)] = self._indices[positions]
         values[: len(positions)] = self._values[positions]
         new_starts = (np.cumsum(lengths) - lengths).tolist()

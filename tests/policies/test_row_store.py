@@ -1,4 +1,5 @@
-"""The row store: the rows put are the rows gathered, through gaps and compactions."""
+"""The row store: the rows put are the rows gathered, through gaps and compactions, their
+values in single precision."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def row(key: int) -> Row:
 def assert_rows_equal(found: Row | None, expected: Row) -> None:
     assert found is not None
     np.testing.assert_array_equal(found[0], expected[0])
-    np.testing.assert_array_equal(found[1], expected[1])
+    assert found[1].dtype == np.float32
+    np.testing.assert_array_equal(found[1], expected[1].astype(np.float32))
 
 
 def test_rows_come_back_as_put_one_by_one_and_gathered() -> None:
@@ -36,7 +38,10 @@ def test_rows_come_back_as_put_one_by_one_and_gathered() -> None:
     assert lengths.tolist() == [len(r[0]) for r in expected]
     assert labels.tolist() == store.labels(keys).tolist() == [0, 7, 4, 0, 1]
     np.testing.assert_array_equal(indices, np.concatenate([r[0] for r in expected]))
-    np.testing.assert_array_equal(values, np.concatenate([r[1] for r in expected]))
+    assert values.dtype == np.float32
+    np.testing.assert_array_equal(
+        values, np.concatenate([r[1] for r in expected]).astype(np.float32)
+    )
     assert_rows_equal(store.pop(7), row(7))
     assert store.pop(7) is None
     assert store.get(7) is None
