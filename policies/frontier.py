@@ -486,10 +486,11 @@ class PriorityFrontier:
     def reprioritize_slice(self, host: str, limit: int) -> tuple[int, bool]:
         """Recompute the own priorities of up to `limit` of one host's queued candidates,
         those not re-ranked since the host's round began; how many, and whether the
-        round is over. A host of no more than `limit` is re-ranked whole. Otherwise each
-        re-ranked candidate gets a new entry beside its old one, which is dead from then
-        on, and at the round's end the host's heaps keep their live entries only: a host
-        of 100,000 URLs is re-ranked over many calls, each costing its share."""
+        round is over. Each re-ranked candidate gets a new entry beside its old one,
+        which is dead from then on, and at the round's end the host's heaps keep their
+        live entries only: a host of 100,000 URLs is re-ranked over many calls, each
+        costing its share (a URL about twice what it costs in a whole host's
+        re-ranking, in place). A host of no more than `limit` is re-ranked whole."""
         queues = self._queues.get(host)
         if queues is None:
             self._rounds.pop(host, None)
@@ -602,6 +603,11 @@ class PriorityFrontier:
     def hosts(self) -> Iterator[str]:
         """The hosts that have queued candidates."""
         return iter(self._queues)
+
+    def host_size(self, host: str) -> int:
+        """Queued candidates of `host`."""
+        queues = self._queues.get(host)
+        return 0 if queues is None else queues.size
 
     def host_sizes(self) -> dict[str, int]:
         """Queued candidates by host."""

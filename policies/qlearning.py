@@ -430,7 +430,8 @@ class QLearningFrontier(PriorityFrontier):
 
     def _rerank_some(self) -> None:
         """Re-rank hosts' queues in turn, up to `rerank_budget` URLs (a slice of a host
-        that holds more, the rest in the next calls), where the model's estimates move
+        that holds more than twice as many, the rest in the next calls; a smaller host
+        whole, in place, which costs half as much a URL), where the model's estimates move
         the links' own indexes: every host's while it corrects them, then those holding
         corrected indexes. Uncorrected, a link's own index is its score, and the
         sections' values move their links without re-ranking."""
@@ -449,7 +450,9 @@ class QLearningFrontier(PriorityFrontier):
             host = self._rerank_queue[-1]
             done = True
             if correcting or host in self._corrected_hosts:
-                ranked, done = self.reprioritize_slice(host, budget)
+                size = self.host_size(host)  # whole, within twice the budget: it costs less
+                limit = budget if size > 2 * self.rerank_budget else max(budget, size)
+                ranked, done = self.reprioritize_slice(host, limit)
                 budget -= ranked
             if done:
                 self._rerank_queue.pop()
