@@ -12,16 +12,15 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
 
-HEADS_SLACK = 64  # stale head entries tolerated beyond two per host before a rebuild
+from policies.host_queue import Entry, Head, HostQueue, RerankRound
 
-Entry = tuple[float, int, int]  # a queued candidate's (negated own priority, depth, sequence)
-Head = tuple[float, int, int, str]  # a group's or a host's (negated rank, depth, sequence, name)
+HEADS_SLACK = 64  # stale head entries tolerated beyond two per host before a rebuild
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,90 +50,6 @@ class LinkContext:
     anchor: str = ""
     around: str = ""  # the text of the block holding the link
     parent_title: str = ""  # the parent's title and headings
-
-
-class _HostQueue:
-    """One host's queued candidates: a heap of entries a group and, once it has two
-    groups, a heap of the groups' heads, of which each group's last pushed is its own
-    (the others are stale and skipped lazily); the host's last pushed entry in the heap
-    of hosts' heads. A host of one group, as every host of the baselines, holds its one
-    heap in slots of its own, with no dict of groups and no heap of heads: 100,000 URLs
-    on as many hosts take 46 MB, against 62 with a dict of one group a host and 97 with
-    a heap of heads too."""
-
-    __slots__ = ("group", "group_heads", "groups", "head", "heads", "queue", "size")
-
-    def __init__(self) -> None:
-        # a host of one group: that group and its heap; of more, all of them in `groups`
-        self.group: str | None = None
-        self.queue: list[Entry] | None = None
-        self.groups: dict[str, list[Entry]] | None = None
-        self.heads: list[Head] | None = None
-        self.group_heads: dict[str, Head] | None = None
-        self.head: Head | None = None
-        self.size = 0
-
-    def get(self, group: str) -> list[Entry] | None:
-        if self.groups is None:
-            return self.queue if group == self.group else None
-        return self.groups.get(group)
-
-    def add(self, group: str) -> list[Entry]:
-        """A new, empty group's heap."""
-        queue: list[Entry] = []
-        if self.queue is None and self.groups is None:
-            self.group, self.queue = group, queue
-        elif self.groups is None:
-            assert self.group is not None
-            assert self.queue is not None
-            self.groups = {self.group: self.queue, group: queue}
-            self.group = self.queue = None
-        else:
-            self.groups[group] = queue
-        return queue
-
-    def remove(self, group: str) -> None:
-        if self.groups is None:
-            self.group = self.queue = None
-            return
-        del self.groups[group]
-        if len(self.groups) == 1:
-            ((self.group, self.queue),) = self.groups.items()
-            self.groups = None
-
-    def items(self) -> Iterable[tuple[str, list[Entry]]]:
-        if self.groups is not None:
-            return self.groups.items()
-        return () if self.group is None or self.queue is None else ((self.group, self.queue),)
-
-
-class _Round:
-    """A host being re-ranked in slices: the entries of each of its groups left to
-    re-rank, and the key of each re-ranked candidate's new entry (its old entry, of
-    another key, is dead until the round's end drops it)."""
-
-    __slots__ = ("keys", "left")
-
-    def __init__(self, queues: _HostQueue) -> None:
-        # taken from the end: the best group first, and each heap reversed, so that its
-        # top levels come first (the URLs whose turn comes soonest)
-        groups = sorted(queues.items(), key=lambda item: item[1][0], reverse=True)
-        self.left = [(group, queue[::-1]) for group, queue in groups]
-        self.keys: dict[int, float] = {}
-
-    def take(self, limit: int) -> tuple[list[Entry], list[str]]:
-        """Up to `limit` entries left, and the group of each."""
-        taken: list[Entry] = []
-        groups: list[str] = []
-        while self.left and len(taken) < limit:
-            group, entries = self.left[-1]
-            share = min(limit - len(taken), len(entries))
-            taken += entries[len(entries) - share :]
-            groups += [group] * share
-            del entries[len(entries) - share :]
-            if not entries:
-                self.left.pop()
-        return taken, groups
 
 
 class PriorityFrontier:
@@ -185,10 +100,10 @@ class PriorityFrontier:
         # cyclic garbage collector stops tracking an entry of numbers only at its first
         # look, so a re-ranked queue's new entries are not among what it goes through
         # again and again (with the candidate in each, re-ranking took a quarter longer)
-        self._queues: dict[str, _HostQueue] = {}
+        self._queues: dict[str, HostQueue] = {}
         self._candidates: dict[int, Candidate] = {}  # an entry whose sequence is not here is dead
         self._sequence_of: dict[int, int] = {}  # a new URL's live entry, by its id
-        self._rounds: dict[str, _Round] = {}  # hosts being re-ranked in slices
+        self._rounds: dict[str, RerankRound] = {}  # hosts being re-ranked in slices
         # (negated rank less the host's bonus, depth, sequence, host) of each host's head;
         # an entry is stale once another is pushed for its host (its head or bonus moved),
         # and skipped lazily
@@ -224,7 +139,7 @@ class PriorityFrontier:
         host = candidate.host
         queues = self._queues.get(host)
         if queues is None:
-            queues = self._queues[host] = _HostQueue()
+            queues = self._queues[host] = HostQueue()
         group = self.group_of(candidate)
         queue = queues.get(group)
         if queue is None:
@@ -351,7 +266,7 @@ class PriorityFrontier:
             and rank < self.patience * awaited_rank
         )
 
-    def _take(self, queues: _HostQueue, host: str) -> Candidate:
+    def _take(self, queues: HostQueue, host: str) -> Candidate:
         """The best candidate of a host, taken out of its queue."""
         group = self._best_group(queues)[3]
         queue = queues.get(group)
@@ -405,7 +320,7 @@ class PriorityFrontier:
             self._rebuild_group_heads(queues)
         self._rebuild_heads()
 
-    def _push_head(self, queues: _HostQueue, host: str) -> None:
+    def _push_head(self, queues: HostQueue, host: str) -> None:
         """Push the host's head as it is now: its best group's head less its bonus."""
         key, depth, sequence, _ = self._best_group(queues)
         queues.head = head = (key - self.host_bonus(host), depth, sequence, host)
@@ -413,7 +328,7 @@ class PriorityFrontier:
         if len(self._heads) > 2 * len(self._queues) + HEADS_SLACK:
             self._rebuild_heads()  # stale entries ranking below every live one never leave
 
-    def _push_group_head(self, queues: _HostQueue, queue: list[Entry], group: str) -> Head | None:
+    def _push_group_head(self, queues: HostQueue, queue: list[Entry], group: str) -> Head | None:
         """Push a group's head as it is now: its best URL's key less its bonus; none for
         a host of one group, whose head is computed when asked."""
         if queues.groups is None:
@@ -432,7 +347,7 @@ class PriorityFrontier:
         for host, queues in self._queues.items():
             self._push_head(queues, host)
 
-    def _rebuild_group_heads(self, queues: _HostQueue) -> dict[str, Head]:
+    def _rebuild_group_heads(self, queues: HostQueue) -> dict[str, Head]:
         """Each group's head as it is now (none kept for a host of one group)."""
         live = {group: self._group_head(queue, group) for group, queue in queues.items()}
         if len(live) < 2:
@@ -446,7 +361,7 @@ class PriorityFrontier:
         key, depth, sequence = queue[0]
         return (key - self.group_bonus(group), depth, sequence, group)
 
-    def _best_group(self, queues: _HostQueue) -> Head:
+    def _best_group(self, queues: HostQueue) -> Head:
         """The head of a host's best group, the stale heads above it dropped."""
         heads, live = queues.heads, queues.group_heads
         if heads is None or live is None:  # one group
@@ -499,7 +414,7 @@ class PriorityFrontier:
         if round_ is None:
             if queues.size <= limit:
                 return self._rerank_whole(queues, host, None), True
-            round_ = self._rounds[host] = _Round(queues)
+            round_ = self._rounds[host] = RerankRound(queues)
         keys = round_.keys
         taken, groups = round_.take(limit)
         fresh: list[tuple[Entry, str]] = []
@@ -536,7 +451,7 @@ class PriorityFrontier:
             self._push_head(queues, host)  # the old head goes stale
         return live, done
 
-    def _rerank_whole(self, queues: _HostQueue, host: str, keys: dict[int, float] | None) -> int:
+    def _rerank_whole(self, queues: HostQueue, host: str, keys: dict[int, float] | None) -> int:
         """Every queued candidate of a host re-ranked at once, in place (`keys`: those
         of the round it ends)."""
         groups = [queue for _, queue in queues.items()]
@@ -546,9 +461,9 @@ class PriorityFrontier:
         candidates = [self._candidates[entry[2]] for entry in entries]
         if any(candidate.revisit for candidate in candidates):  # due now: they stay first
             fresh = [candidate for candidate in candidates if not candidate.revisit]
-            keys = iter(self.own_priorities(fresh).tolist())
+            priorities = iter(self.own_priorities(fresh).tolist())
             ranked = [
-                entry if candidate.revisit else (-next(keys), entry[1], entry[2])
+                entry if candidate.revisit else (-next(priorities), entry[1], entry[2])
                 for entry, candidate in zip(entries, candidates, strict=True)
             ]
         else:
