@@ -326,19 +326,24 @@ def test_a_raised_url_that_headed_its_group_leaves_no_dead_head() -> None:
     assert len(frontier) == 0
 
 
+# steps of a frontier's life: (step, host, group, value)
+PUSH = st.tuples(st.just("push"), st.sampled_from("ab"), st.sampled_from("xyz"), st.floats(0, 1))
+RAISE = st.tuples(st.just("raise"), st.just(""), st.just(""), st.floats(0, 1))
+POP = st.tuples(st.just("pop"), st.just(""), st.just(""), st.just(0.0))
+DROP = st.tuples(st.just("drop"), st.sampled_from("ab"), st.just(""), st.just(0.0))
+RERANK = st.tuples(st.just("rerank"), st.sampled_from("ab"), st.just(""), st.just(0.0))
+
+
+def frontier_lives(*steps: st.SearchStrategy, min_size: int = 0) -> st.SearchStrategy:
+    """Lists of pushes, raises, pops, hosts dropped and re-ranked, and these `steps`."""
+    return st.lists(
+        st.one_of(PUSH, RAISE, POP, DROP, RERANK, *steps), min_size=min_size, max_size=80
+    )
+
+
 @given(
-    st.lists(
-        st.one_of(
-            st.tuples(
-                st.just("push"), st.sampled_from("ab"), st.sampled_from("xyz"), st.floats(0, 1)
-            ),
-            st.tuples(st.just("raise"), st.just(""), st.just(""), st.floats(0, 1)),
-            st.tuples(st.just("pop"), st.just(""), st.just(""), st.just(0.0)),
-            st.tuples(st.just("bonus"), st.just(""), st.sampled_from("xyz"), st.floats(-1, 1)),
-            st.tuples(st.just("drop"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
-            st.tuples(st.just("rerank"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
-        ),
-        max_size=80,
+    frontier_lives(
+        st.tuples(st.just("bonus"), st.just(""), st.sampled_from("xyz"), st.floats(-1, 1))
     ),
     st.randoms(use_true_random=False),
 )
@@ -427,22 +432,10 @@ def test_a_host_is_re_ranked_in_slices_each_ranking_its_share() -> None:
 
 @settings(max_examples=300)
 @given(
-    st.lists(
-        st.one_of(
-            st.tuples(
-                st.just("push"), st.sampled_from("ab"), st.sampled_from("xyz"), st.floats(0, 1)
-            ),
-            st.tuples(st.just("raise"), st.just(""), st.just(""), st.floats(0, 1)),
-            st.tuples(st.just("pop"), st.just(""), st.just(""), st.just(0.0)),
-            st.tuples(st.just("tilt"), st.just(""), st.sampled_from("012"), st.floats(-1, 1)),
-            st.tuples(
-                st.just("slice"), st.sampled_from("ab"), st.just(""), st.sampled_from([1, 2, 3])
-            ),
-            st.tuples(st.just("rerank"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
-            st.tuples(st.just("drop"), st.sampled_from("ab"), st.just(""), st.just(0.0)),
-        ),
+    frontier_lives(
+        st.tuples(st.just("tilt"), st.just(""), st.sampled_from("012"), st.floats(-1, 1)),
+        st.tuples(st.just("slice"), st.sampled_from("ab"), st.just(""), st.sampled_from([1, 2, 3])),
         min_size=20,
-        max_size=80,
     ),
     st.randoms(use_true_random=False),
 )
