@@ -3,7 +3,8 @@
 python bench/measure.py KIND SEED MAX_PAGES CONCURRENCY DB HOSTS...
 
 KIND: crawler (its defaults: a worker process per core), crawler-warc (and WARC files),
-crawler-one-processor (pages analysed on the event loop), minimal or scrapy.
+crawler-one-processor (pages analysed on the event loop), crawler-qlearning (the
+Q-learning frontier, not best-first), minimal or scrapy.
 
 SEED is a URL, or a file of seed URLs, one a line (a real web's seeds.txt).
 MAX_PAGES 0 crawls to the end of the web; otherwise each crawler stops at its own count
@@ -107,7 +108,7 @@ def main() -> None:
         def run() -> int:
             return asyncio.run(minimal_loop.crawl(seeds, **limits))
 
-    elif kind in ("crawler", "crawler-warc", "crawler-one-processor"):
+    elif kind in ("crawler", "crawler-warc", "crawler-one-processor", "crawler-qlearning"):
         from prometheus_client import CollectorRegistry
 
         from crawler.config import CrawlConfig
@@ -127,6 +128,7 @@ def main() -> None:
             allowed_domains=tuple(hosts),
             warc=str(warc_directory(db)) if kind == "crawler-warc" else None,
             processors=1 if kind == "crawler-one-processor" else None,
+            **({"policy": "qlearning"} if kind == "crawler-qlearning" else {}),
         )
 
         def value(name: str) -> float:

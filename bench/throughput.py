@@ -18,7 +18,8 @@ hosts of those seeds (the real web of `bench/realweb/`):
 
 `--kinds crawler crawler-warc` measures the cost of writing WARC files (`--warc`);
 `--kinds crawler crawler-one-processor` that of analysing pages on the event loop instead
-of in a worker process per core.
+of in a worker process per core; `--kinds crawler crawler-qlearning` that of the
+Q-learning frontier against best-first's.
 
 The JSON keeps every run with its samples; `bench/plot_throughput.py` draws them.
 """
@@ -39,7 +40,14 @@ sys.path.insert(0, str(HERE))
 from testbed_process import cpu_seconds, served_testbed_process  # noqa: E402
 
 PORT = 18_431
-KINDS = ("crawler", "crawler-one-processor", "crawler-warc", "scrapy", "minimal")
+KINDS = (
+    "crawler",
+    "crawler-one-processor",
+    "crawler-warc",
+    "crawler-qlearning",
+    "scrapy",
+    "minimal",
+)
 DEFAULT_KINDS = ["crawler", "scrapy", "minimal"]
 
 
