@@ -154,9 +154,9 @@ class QLearningFrontier(PriorityFrontier):
     confident corrections.
     The model learns a batch of fetches at a time; after each batch in which it
     corrects the links' own indexes (its skill above zero), the queue is re-ranked
-    `rerank_budget` URLs at a time (a few hosts, or a slice of one that holds more), so
-    the cost per fetch is flat whatever the frontier's size and a large queue is
-    re-ranked over a few batches; once it stops correcting them, the hosts holding
+    `rerank_budget` URLs at a time (a few hosts whole, or a slice of one that holds more
+    than twice as many), so the cost per fetch is flat whatever the frontier's size and
+    a large queue is re-ranked over a few batches; once it stops correcting them, the hosts holding
     corrected indexes are re-ranked once more. A frontier spilled to storage comes back
     by this index too (`refill_order`).
     """
