@@ -33,7 +33,7 @@ import json
 import math
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -254,6 +254,16 @@ class QLearningFrontier(PriorityFrontier):
             number = self._section_numbers[section] = len(self._sections)
             self._sections.append(section)
         self._features.put(url_id, row, label=number)
+
+    def push(self, candidate: Candidate) -> None:
+        """Queued without its link's words once their features are held: the words are
+        read once, and a queued link kept some 190 bytes of them (the million-page
+        testbed's, the words a link shares with its siblings counted once)."""
+        if candidate.context is not None:
+            if candidate.url_id not in self._children:
+                self._row(candidate)  # described while its words are at hand
+            candidate = replace(candidate, context=None)
+        super().push(candidate)
 
     def push_many(self, candidates: Sequence[Candidate]) -> None:
         """Links without features yet (a refill's) described together first: one by one,
