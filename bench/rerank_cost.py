@@ -23,9 +23,8 @@ WORDS = [f"word{i}" for i in range(2_000)]
 
 def reward(candidate: Candidate) -> float:
     """A relevance the words predict: the share of topic words (the first 200) among a
-    link's, so the model learns and re-ranks."""
-    assert candidate.context is not None
-    found = candidate.context.around.split()
+    link's (its URL's path, the words around it), so the model learns and re-ranks."""
+    found = candidate.url.split("/", 3)[3].split("/")
     return 0.1 * sum(int(word[4:]) < 200 for word in found) / len(found)
 
 
