@@ -39,7 +39,7 @@ class Candidate:
     parent_relevance: float | None = None
     revealed: int = 0
     # the words around the link where it was found, for a policy that learns from them
-    # (empty for a seed or a URL read back from storage)
+    # (None for a seed, a URL read back from storage, or one such a policy has queued)
     context: LinkContext | None = None
 
 
