@@ -51,8 +51,8 @@ the hosts' and sections' optimism weighed in by n / (n + 50 or 200) after n fetc
 `warmup-uncorrected` (the link model's and the sections' corrections held at zero too
 until the warmup's pages are in); `budget-patient` (patience whatever the budget);
 `rerank-whole-hosts` (after a batch learned, each host chosen re-ranked whole, not a
-slice of `rerank_budget` URLs of one that holds more); `rerank-1000` (a
-`rerank_budget` of 1,000 URLs a batch, not 4,000);
+slice of `rerank_budget` URLs of one that holds more); `rerank-4000` (a
+`rerank_budget` of 4,000 URLs a batch, not 1,000);
 `patient-exploiting` (patience only while the budget does not afford exploring, after
 the warmup); `optimism-by-mean` and
 `hosts-optimism-by-mean` (the sections' and hosts', or the hosts' optimism alone, also
@@ -755,7 +755,7 @@ class _WholeHosts(QLearningFrontier):
 VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "rerank-whole-hosts": lambda **kw: _WholeHosts(**kw),
-    "rerank-1000": lambda **kw: QLearningFrontier(rerank_budget=1_000, **kw),
+    "rerank-4000": lambda **kw: QLearningFrontier(rerank_budget=4_000, **kw),
     # best-first again, crawled in its own turn of each run: how far two crawls of one
     # policy's order fall apart at each cutoff, the spread any comparison stands on
     "best-first-again": lambda **kw: BestFirst(**kw),

@@ -170,7 +170,7 @@ class QLearningFrontier(PriorityFrontier):
         settings: LearningSettings | None = None,
         *,
         horizon: int = 10,
-        rerank_budget: int = 4_000,
+        rerank_budget: int = 1_000,
         subsidy_memory: float = 0.9,
         patience: float | None = None,
         patient_after: int = 3,
