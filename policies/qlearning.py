@@ -260,7 +260,7 @@ class QLearningFrontier(PriorityFrontier):
         read once, and a queued link kept some 190 bytes of them (the million-page
         testbed's, the words a link shares with its siblings counted once)."""
         if candidate.context is not None:
-            if candidate.url_id not in self._children:
+            if candidate.url_id not in self._children and candidate.url_id not in self._features:
                 self._row(candidate)  # described while its words are at hand
             candidate = replace(candidate, context=None)
         super().push(candidate)
