@@ -156,9 +156,9 @@ class QLearningFrontier(PriorityFrontier):
     corrects the links' own indexes (its skill above zero), the queue is re-ranked
     `rerank_budget` URLs at a time (a few hosts whole, or a slice of one that holds more
     than twice as many), so the cost per fetch is flat whatever the frontier's size and
-    a large queue is re-ranked over a few batches; once it stops correcting them, the hosts holding
-    corrected indexes are re-ranked once more. A frontier spilled to storage comes back
-    by this index too (`refill_order`).
+    a large queue is re-ranked over many batches (100,000 URLs over some 100); once it
+    stops correcting them, the hosts holding corrected indexes are re-ranked once more.
+    A frontier spilled to storage comes back by this index too (`refill_order`).
     """
 
     name = "qlearning"
