@@ -59,6 +59,25 @@ class TruthWeb:
         """The true relevance of each of the first `budget` pages of a crawl's order."""
         return np.array([self.relevance.get(url, 0.0) for url in order[:budget]])
 
+    def relevant_by_host(self) -> dict[str, int]:
+        """The relevant pages of each host (`host:port`) that holds any."""
+        counts: dict[str, int] = {}
+        for url, value in self.relevance.items():
+            if value >= self.threshold:
+                host = urlsplit(url).netloc
+                counts[host] = counts.get(host, 0) + 1
+        return counts
+
+    def pages_by_host(self, order: Sequence[str], budget: int) -> dict[str, tuple[int, int]]:
+        """Where a crawl spent its first `budget` pages: by host (`host:port`), the pages
+        fetched there and the relevant ones among them."""
+        spent: dict[str, tuple[int, int]] = {}
+        for url in order[:budget]:
+            host = urlsplit(url).netloc
+            pages, relevant = spent.get(host, (0, 0))
+            spent[host] = (pages + 1, relevant + (self.relevance.get(url, 0.0) >= self.threshold))
+        return spent
+
     @classmethod
     def read(cls, directory: Path, threshold: float | None = None) -> TruthWeb:
         """A ground-truth directory: pages.tsv, seeds.txt, topic.txt, and threshold.txt
@@ -105,6 +124,31 @@ class LiveResults:
         return {
             policy: {key: statistics.median(run[key] for run in runs) for key in runs[0]}
             for policy, runs in self.runs.items()
+        }
+
+    def hosts(self) -> dict[str, list[dict[str, tuple[int, int]]]]:
+        """Each crawl's pages and relevant pages by host, by policy, run by run."""
+        return {
+            policy: [self.web.pages_by_host(order, self.budget) for order in orders]
+            for policy, orders in self.orders.items()
+        }
+
+    def host_medians(self) -> dict[str, dict[str, tuple[float, float]]]:
+        """By policy and host, the median over runs of the pages a crawl spent there and
+        of the relevant ones it found (a run that fetched nothing there counts 0), for
+        the hosts holding relevant pages or fetched in some run."""
+        by_run = self.hosts()
+        hosts = set(self.web.relevant_by_host())
+        hosts.update(host for runs in by_run.values() for run in runs for host in run)
+        return {
+            policy: {
+                host: (
+                    statistics.median(run.get(host, (0, 0))[0] for run in runs),
+                    statistics.median(run.get(host, (0, 0))[1] for run in runs),
+                )
+                for host in sorted(hosts)
+            }
+            for policy, runs in by_run.items()
         }
 
     def truth_of(self, order: Sequence[str]) -> np.ndarray:

@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crawler.errors import ConfigError
 from policies.registry import names
 from policies.traversals import STATES
+
+if TYPE_CHECKING:
+    from crawler.experiments import LiveResults
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -132,7 +136,7 @@ def _experiment(args: argparse.Namespace) -> int:
 def _live(args: argparse.Namespace) -> int:
     import asyncio
 
-    from crawler.experiments import CrawlSettings, LiveResults, TruthWeb, live_experiment
+    from crawler.experiments import CrawlSettings, TruthWeb, live_experiment
 
     for name in ("budget", "repeat", "concurrency", "per_host_concurrency"):
         if getattr(args, name) < 1:
@@ -176,7 +180,8 @@ def _live(args: argparse.Namespace) -> int:
     if args.json:
         web = results.web
         summary = {"topic": web.topic, "relevant": web.relevant, "threshold": web.threshold}
-        print(json.dumps({**summary, "runs": results.runs, "medians": medians}))
+        hosts = {"relevant_by_host": web.relevant_by_host(), "hosts": results.hosts()}
+        print(json.dumps({**summary, "runs": results.runs, "medians": medians, **hosts}))
         return 0
     keys = list(next(iter(medians.values())))
     print(
@@ -186,6 +191,30 @@ def _live(args: argparse.Namespace) -> int:
     print(f"{'policy':<12}" + "".join(f"{key:>14}" for key in keys))
     for policy, values in medians.items():
         print(f"{policy:<12}" + "".join(f"{values[key]:>14.3f}" for key in keys))
+    _print_hosts(results)
     if args.plot is not None:
         print(f"plotted {args.plot}")
     return 0
+
+
+HOST_ROWS = 12  # hosts shown in the table of where the pages went
+
+
+def _print_hosts(results: LiveResults) -> None:
+    """Where each policy's pages went: by host, the medians over runs of the pages a
+    crawl spent there and of the relevant pages it found there; the hosts holding most
+    relevant pages first, then those most fetched."""
+    relevant = results.web.relevant_by_host()
+    spent = results.host_medians()
+    policies = list(spent)
+    hosts = sorted(
+        next(iter(spent.values()), {}),
+        key=lambda host: (-relevant.get(host, 0), -max(spent[p][host][0] for p in policies)),
+    )
+    print("\nwhere the pages went (medians): pages fetched / relevant found, by host")
+    print(f"{'host':<24}{'relevant':>9}" + "".join(f"{policy:>14}" for policy in policies))
+    for host in hosts[:HOST_ROWS]:
+        cells = "".join(f"{f'{spent[p][host][0]:g} / {spent[p][host][1]:g}':>14}" for p in policies)
+        print(f"{host:<24}{relevant.get(host, 0):>9}{cells}")
+    if len(hosts) > HOST_ROWS:
+        print(f"and {len(hosts) - HOST_ROWS} more hosts")

@@ -37,6 +37,17 @@ def test_focus_reads_recall_harvest_and_pages_to_90_off_the_crawls_order() -> No
     assert focus(np.zeros(600), web, budget=1_000)["pages_to_90"] == math.inf
 
 
+def test_a_crawls_pages_and_finds_are_told_by_host() -> None:
+    relevance = {f"http://a:80/{i}": 0.0 for i in range(50)}
+    relevance |= {f"http://b:80/{i}": 0.5 for i in range(5)} | {"http://a:80/r": 0.5}
+    relevance["http://c:80/x"] = 0.3  # below the threshold
+    web = TruthWeb(("http://a:80/0",), "topic", relevance, threshold=0.4)
+    assert web.relevant_by_host() == {"b:80": 5, "a:80": 1}
+    order = ["http://a:80/0", "http://b:80/0", "http://c:80/x", "http://a:80/r", "http://b:80/1"]
+    assert web.pages_by_host(order, budget=10) == {"a:80": (2, 1), "b:80": (2, 2), "c:80": (1, 0)}
+    assert web.pages_by_host(order, budget=3) == {"a:80": (1, 0), "b:80": (1, 1), "c:80": (1, 0)}
+
+
 def test_live_compares_policies_on_the_testbed_in_one_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -57,6 +68,29 @@ def test_live_compares_policies_on_the_testbed_in_one_command(
         mean = sum(run["p_over_upper"] for run in runs) / 2
         assert report["medians"][policy]["p_over_upper"] == pytest.approx(mean)
     assert plot.stat().st_size > 10_000
+    # where each crawl's pages went: every page on one host, every find among them
+    held = report["relevant_by_host"]
+    assert len(held) > 1
+    assert sum(held.values()) == report["relevant"]
+    for policy, runs in report["runs"].items():
+        for run, hosts in zip(runs, report["hosts"][policy], strict=True):
+            assert sum(pages for pages, _ in hosts.values()) == run["pages"]
+            found = sum(relevant for _, relevant in hosts.values())
+            assert found >= round(run["recall@100"] * report["relevant"])
+            assert all(relevant <= held.get(host, 0) for host, (_, relevant) in hosts.items())
+
+
+def test_live_prints_where_each_policys_pages_went(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["experiment", "live", "--testbed", "800", "--budget", "60", "--policies", "bfs"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    table = out.split("where the pages went")[1].splitlines()[2:]
+    rows = [line.split() for line in table if line.strip()]
+    assert rows
+    assert all(row[0].startswith("127.0.0.") for row in rows)
+    assert sum(int(row[2]) for row in rows) == 60  # pages / found, by host
+    held = [int(row[1]) for row in rows]
+    assert held == sorted(held, reverse=True)  # the hosts holding most relevant pages first
 
 
 def test_a_ground_truth_without_a_threshold_or_a_served_web_is_a_clear_error(
