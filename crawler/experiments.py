@@ -5,7 +5,8 @@ A crawl's order is the order its pages were fetched (`crawler.reporting.history`
 focus is read against the ground truth: the harvest rate and the recall of the relevant
 pages (true relevance at the threshold or above) within the first N fetched, the pages
 fetched until recall reached 0.9, and P, the sum of recall over the fetches, as a
-fraction of its upper bound over as many fetches (O'Meara & Patel, eq. 3). Runs are
+fraction of its upper bound over as many fetches (O'Meara & Patel, eq. 3); and where it
+spent its pages, host by host, beside the relevant pages each host holds. Runs are
 interleaved (every policy once, then again), so a drift of the machine touches each
 policy alike; the summary is the median over runs.
 """
