@@ -80,10 +80,8 @@ import heapq
 import math
 import statistics
 import tempfile
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -857,9 +855,7 @@ async def main() -> None:
     _register()
     web = TruthWeb.read(args.ground_truth, args.truth_threshold)
     await check_served(web)
-    holding = Counter(
-        urlsplit(url).netloc for url, truth in web.relevance.items() if truth >= web.threshold
-    )
+    holding = web.relevant_by_host()
     print(f"ground truth {args.ground_truth.name}")  # named for bench/pool_focus_rounds.py
     print(f"relevant pages by host: {dict(holding)}")
     settings = CrawlSettings(args.budget, per_host_concurrency=args.per_host_concurrency)
@@ -871,11 +867,10 @@ async def main() -> None:
                 order = await crawl_order(web, name, settings, Path(scratch))
                 report = focus(web.truth_of(order, args.budget), web, args.budget)
                 results[name].append(report)
-                spread = Counter(urlsplit(u).netloc for u in order[: args.budget])
+                spent = web.pages_by_host(order, args.budget)
                 line = " ".join(f"{k}={v:.3f}" for k, v in report.items() if k.startswith("recall"))
-                line += (
-                    f" pages of hosts holding relevant ones { ({h: spread[h] for h in holding}) }"
-                )
+                spread = {host: spent.get(host, (0, 0))[0] for host in holding}
+                line += f" pages of hosts holding relevant ones {spread}"
                 frontier = MADE.get(name)
                 if isinstance(frontier, QLearningFrontier):
                     model = frontier.model
