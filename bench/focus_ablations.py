@@ -857,7 +857,7 @@ async def main() -> None:
     await check_served(web)
     holding = web.relevant_by_host()
     print(f"ground truth {args.ground_truth.name}")  # named for bench/pool_focus_rounds.py
-    print(f"relevant pages by host: {dict(holding)}")
+    print(f"relevant pages by host: {holding}")
     settings = CrawlSettings(args.budget, per_host_concurrency=args.per_host_concurrency)
     names = ["best-first", *(f"ablation-{v}" for v in args.variants)]
     results: dict[str, list[dict[str, float]]] = {name: [] for name in names}
