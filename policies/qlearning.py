@@ -162,6 +162,7 @@ class QLearningFrontier(PriorityFrontier):
     """
 
     name = "qlearning"
+    section_of = staticmethod(section_of)  # the arm within a host that a URL belongs to
     default_patience = 0.5
     reads_link_context = True  # the link model's features: anchor, block, parent's headings
 
@@ -245,7 +246,7 @@ class QLearningFrontier(PriorityFrontier):
         row = self._features.get(candidate.url_id)
         if row is None:
             row = self._describe([candidate])[0]
-            self._hold(candidate.url_id, row, section_of(candidate.url))
+            self._hold(candidate.url_id, row, self.section_of(candidate.url))
         return row
 
     def _hold(self, url_id: int, row: Row, section: str) -> None:
@@ -277,11 +278,11 @@ class QLearningFrontier(PriorityFrontier):
             and candidate.url_id not in self._children
         ]
         for candidate, row in zip(fresh, self._describe(fresh), strict=True):
-            self._hold(candidate.url_id, row, section_of(candidate.url))
+            self._hold(candidate.url_id, row, self.section_of(candidate.url))
         super().push_many(candidates)
 
     def group_of(self, candidate: Candidate) -> str:
-        return section_of(candidate.url)
+        return self.section_of(candidate.url)
 
     def group_bonus(self, group: str) -> float:
         return self.section_index(group)
@@ -295,7 +296,7 @@ class QLearningFrontier(PriorityFrontier):
         correction."""
         child = self._children.pop(candidate.url_id, None)
         if child is not None:  # described, and valued, with its siblings
-            self._hold(candidate.url_id, child[0], section_of(candidate.url))
+            self._hold(candidate.url_id, child[0], self.section_of(candidate.url))
             if self._children_corrected:
                 self._corrected_hosts[candidate.host] = None
             return child[1]
@@ -304,7 +305,7 @@ class QLearningFrontier(PriorityFrontier):
         return float(self.model.index([self._row(candidate)], [candidate.score])[0])
 
     def priority(self, candidate: Candidate) -> float:
-        return self.own_priority(candidate) + self.section_index(section_of(candidate.url))
+        return self.own_priority(candidate) + self.section_index(self.section_of(candidate.url))
 
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The index of queued candidates, or of candidates not queued (a refill choosing
@@ -365,7 +366,7 @@ class QLearningFrontier(PriorityFrontier):
         known: dict[str, float] = {}
         values = np.empty(len(candidates))
         for i, candidate in enumerate(candidates):
-            section = section_of(candidate.url)
+            section = self.section_of(candidate.url)
             value = known.get(section)
             if value is None:
                 value = known[section] = index(section)
@@ -396,7 +397,7 @@ class QLearningFrontier(PriorityFrontier):
     ) -> Candidate | None:
         candidate = super().pop(is_ready, turn_comes)
         if candidate is not None and not candidate.revisit:
-            section = section_of(candidate.url)
+            section = self.section_of(candidate.url)
             self.host_values.tried(candidate.host)
             self.section_values.tried(section)
             self.budget.taken(candidate.url_id)
@@ -478,7 +479,7 @@ class QLearningFrontier(PriorityFrontier):
             return
         reward = first_fetch_reward(relevance)
         self.host_values.fetched(candidate.host, reward)
-        section = section_of(candidate.url)
+        section = self.section_of(candidate.url)
         if candidate.depth > 0:  # a link's page, not a seed: its score estimated it
             by_section = self.section_values.mean(section)
             self.section_skill.learn(by_section, candidate.score, reward)

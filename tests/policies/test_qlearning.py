@@ -809,6 +809,23 @@ def test_no_host_waits_for_one_whose_pages_earned_less_than_the_crawls() -> None
     assert frontier.waiting_for is None
 
 
+def test_a_frontier_of_its_own_draws_the_sections_its_own_way() -> None:
+    """A subclass's `section_of` names the arms its URLs are tried and learned in (as
+    `bench/focus_ablations.py`'s variants draw them)."""
+
+    class ByDirectory(QLearningFrontier):
+        section_of = staticmethod(lambda url: url.rsplit("/", 1)[0])
+
+    frontier = ByDirectory()
+    frontier.push(candidate(1, 0.1, section="ref/api/"))
+    found = frontier.pop(lambda host: True)
+    assert found is not None
+    frontier.on_fetched(found, 0.5, [])
+    assert frontier.section_values.tries("http://a/ref/api") == 1
+    assert frontier.section_values.mean("http://a/ref/api") > 0.0
+    assert frontier.section_values.tries("a/ref") == 0
+
+
 def test_a_url_s_section_is_its_host_and_first_path_segment() -> None:
     assert section_of("http://h:8800/dev/gitwash/index.html") == "h:8800/dev"
     assert section_of("http://h:8800/dev/") == "h:8800/dev"
