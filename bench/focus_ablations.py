@@ -63,8 +63,13 @@ best-first's choices earned against it); `baseline-choice` (while the budget aff
 exploring, each pop first finds best-first's choice and puts it back: best-first's own
 pages, taken while exploring, count as the baseline's); `explores-poor-slots` (and
 best-first's choice is taken when it ranks at least `patience` times the best link
-queued, the optimism's choice otherwise); and `best-first-again`, best-first itself,
-crawled in its own turn of each run: how far two crawls of one order fall apart.
+queued, the optimism's choice otherwise); `sections-by-directory` and
+`sections-two-segments` (a host's sections by the directory of a URL's path, or its
+first two segments, not its first segment); `sections-by-directory-pooled` (sections by
+directory, each one's mean reward shrunk towards that of its first segment's pages, not
+towards zero, and its optimism its first segment's); and `best-first-again`, best-first
+itself, crawled in its own turn of each run: how far two crawls of one order fall
+apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
 names.
 For each crawl it prints recall within the first N pages, the pages fetched of each
@@ -750,7 +755,84 @@ class _WholeHosts(QLearningFrontier):
         return super().reprioritize_slice(host, max(limit, len(self)))
 
 
+def _directory_of(url: str) -> str:
+    """The host and the URL's directory: its path up to the last slash."""
+    parts = url.split("?", 1)[0].split("/", 3)  # scheme, "", host, path
+    if len(parts) < 4 or "/" not in parts[3]:
+        return f"{parts[2] if len(parts) > 2 else url}/"
+    return f"{parts[2]}/{parts[3].rsplit('/', 1)[0]}"
+
+
+def _two_segments_of(url: str) -> str:
+    """The host and the first two segments of the URL's directory, or its first."""
+    parts = url.split("?", 1)[0].split("/", 5)  # scheme, "", host, first, second, rest
+    if len(parts) < 6:
+        return section_of(url)
+    return f"{parts[2]}/{parts[3]}/{parts[4]}"
+
+
+class _DirectorySections(QLearningFrontier):
+    section_of = staticmethod(_directory_of)
+
+
+class _TwoSegmentSections(QLearningFrontier):
+    section_of = staticmethod(_two_segments_of)
+
+
+class _PooledSections(SiteValues):
+    """Arms by directory, each directory's mean reward shrunk towards its first
+    segment's (not towards zero), and the optimism counted by the first segment's tries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents = SiteValues()
+
+    @staticmethod
+    def parent(arm: str) -> str:
+        return "/".join(arm.split("/")[:2])
+
+    def explore(self, on: bool) -> None:
+        super().explore(on)
+        self.parents.explore(on)
+
+    def tried(self, arm: str) -> None:
+        super().tried(arm)
+        self.parents.tried(self.parent(arm))
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward)
+        self.parents.fetched(self.parent(arm), reward)
+
+    def mean(self, arm: str) -> float:
+        parent_mean = self.parents.mean(self.parent(arm))
+        record = self._arms.get(arm)
+        if record is None:
+            return parent_mean
+        return (record.reward + self.prior * parent_mean) / (record.fetched + self.prior)
+
+    def index(self, arm: str) -> float:
+        tried = self.parents.tries(self.parent(arm))
+        return self.weight * self.mean(arm) + self.optimism / math.sqrt(1 + tried)
+
+
+class _PooledDirectorySections(_DirectorySections):
+    """Directories as sections, pooled by their first segment: a fetch or try moves every
+    directory of the host."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(section_values=_PooledSections(), **kw)
+
+    def refresh_group(self, host: str, group: str) -> None:
+        queues = self._queues.get(host)
+        if queues is not None:
+            self._rebuild_group_heads(queues)
+            self._push_head(queues, host)
+
+
 VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
+    "sections-by-directory-pooled": lambda **kw: _PooledDirectorySections(**kw),
+    "sections-by-directory": lambda **kw: _DirectorySections(**kw),
+    "sections-two-segments": lambda **kw: _TwoSegmentSections(**kw),
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "rerank-whole-hosts": lambda **kw: _WholeHosts(**kw),
     "rerank-4000": lambda **kw: QLearningFrontier(rerank_budget=4_000, **kw),
