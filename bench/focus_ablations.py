@@ -830,9 +830,6 @@ class _PooledDirectorySections(_DirectorySections):
 
 
 VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
-    "sections-by-directory-pooled": lambda **kw: _PooledDirectorySections(**kw),
-    "sections-by-directory": lambda **kw: _DirectorySections(**kw),
-    "sections-two-segments": lambda **kw: _TwoSegmentSections(**kw),
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "rerank-whole-hosts": lambda **kw: _WholeHosts(**kw),
     "rerank-4000": lambda **kw: QLearningFrontier(rerank_budget=4_000, **kw),
@@ -909,6 +906,9 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
+    "sections-by-directory": lambda **kw: _DirectorySections(**kw),
+    "sections-two-segments": lambda **kw: _TwoSegmentSections(**kw),
+    "sections-by-directory-pooled": lambda **kw: _PooledDirectorySections(**kw),
 }
 
 
