@@ -67,9 +67,10 @@ queued, the optimism's choice otherwise); `sections-by-directory` and
 `sections-two-segments` (a host's sections by the directory of a URL's path, or its
 first two segments, not its first segment); `sections-by-directory-pooled` (sections by
 directory, each one's mean reward shrunk towards that of its first segment's pages, not
-towards zero, and its optimism its first segment's); and `best-first-again`, best-first
-itself, crawled in its own turn of each run: how far two crawls of one order fall
-apart.
+towards zero, and its optimism its first segment's); `ungated-section-optimism` (a
+section's optimism at full weight while the budget affords exploring, only its mean
+reward weighed by the sections' skill); and `best-first-again`, best-first itself,
+crawled in its own turn of each run: how far two crawls of one order fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
 names.
 For each crawl it prints recall within the first N pages, the pages fetched of each
@@ -829,6 +830,16 @@ class _PooledDirectorySections(_DirectorySections):
             self._push_head(queues, host)
 
 
+class _UngatedSectionOptimism(QLearningFrontier):
+    """A section's optimism at full weight while the budget affords exploring, its mean
+    reward weighed by the sections' skill."""
+
+    def section_index(self, section: str) -> float:
+        values = self.section_values
+        optimism = values.optimism / math.sqrt(1 + values.tries(section))
+        return self.section_weight * values.weight * values.mean(section) + optimism
+
+
 VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "qlearning": lambda **kw: QLearningFrontier(**kw),
     "rerank-whole-hosts": lambda **kw: _WholeHosts(**kw),
@@ -909,6 +920,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "sections-by-directory": lambda **kw: _DirectorySections(**kw),
     "sections-two-segments": lambda **kw: _TwoSegmentSections(**kw),
     "sections-by-directory-pooled": lambda **kw: _PooledDirectorySections(**kw),
+    "ungated-section-optimism": lambda **kw: _UngatedSectionOptimism(**kw),
 }
 
 

@@ -248,6 +248,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     variants += ["best-first-again", "predicted-baseline", "optimism-by-mean", "warmup-10"]
     variants += ["baseline-choice", "explores-poor-slots", "warmup-uncorrected"]
     variants += ["sections-by-directory", "sections-two-segments", "sections-by-directory-pooled"]
+    variants += ["ungated-section-optimism"]
     ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     run_script("realweb.py", "start", "--dir", str(state))
