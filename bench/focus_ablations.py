@@ -766,10 +766,7 @@ def _directory_of(url: str) -> str:
 
 def _two_segments_of(url: str) -> str:
     """The host and the first two segments of the URL's directory, or its first."""
-    parts = url.split("?", 1)[0].split("/", 5)  # scheme, "", host, first, second, rest
-    if len(parts) < 6:
-        return section_of(url)
-    return f"{parts[2]}/{parts[3]}/{parts[4]}"
+    return "/".join(_directory_of(url).split("/", 3)[:3])
 
 
 class _DirectorySections(QLearningFrontier):
