@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import statistics
+from typing import cast
 
 import pytest
 from prometheus_client import CollectorRegistry
@@ -25,8 +27,9 @@ def static_costs(arrival: float, service: float, *, buffer: int, gamma: float) -
 
 @pytest.mark.parametrize("policy", ["mm1k", "mdp"])
 async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
-    db_url: str, policy: str
+    db_url: str, policy: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="crawler.engine.pool_control")
     registry = CollectorRegistry()
     buffer, gamma = 8, 1.0
     async with Testbed(WebSpec(pages=3000, hosts=6), ServerSpec(latency=0.05)) as bed:
@@ -60,14 +63,18 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
     assert 0.4 * server_rate < arrival < server_rate + spread
     assert spread < 0.6 * arrival
     assert service > arrival  # processing a page is faster than fetching one
-    # the pool was solved for rates in the cell of the solver's grid (10% wide) of the
-    # last ones published, or in a cell next to it (a solve for the last cell may still
-    # be paced or in flight when the crawl ends): the best static pool, by eq. (4), for
-    # rates across that span, in steps of a quarter of a cell (its corners alone miss a
-    # minimum inside it)
-    span = [1.1 ** (step / 4) for step in range(-8, 9)]
+    # the pool is sized for the rates of its last solve, which may lag the last ones
+    # published by several cells of the solver's grid (10% wide): solves are paced to a
+    # small share of the time, and one may be in flight when the crawl ends. A solution
+    # is kept by cell, so it was solved for rates within a cell of the last solve's: the
+    # best static pool, by eq. (4), for rates across a cell either way, in steps of a
+    # quarter of a cell (its corners alone miss a minimum inside it)
+    solves = [r.args for r in caplog.records if r.msg.startswith("fetcher pool solved")]
+    assert solves, "the pool was never solved"
+    solved_arrival, solved_service, _ = cast(tuple[float, float, int], solves[-1])
+    span = [1.1 ** (step / 4) for step in range(-4, 5)]
     nearby = [
-        static_costs(arrival * a, service * s, buffer=buffer, gamma=gamma)
+        static_costs(solved_arrival * a, solved_service * s, buffer=buffer, gamma=gamma)
         for a in span
         for s in span
     ]
