@@ -28,7 +28,7 @@ from prometheus_client import CollectorRegistry
 
 from crawler.config import CrawlConfig
 from crawler.errors import ConfigError
-from crawler.reporting.history import harvest_rate, read_ground_truth, read_history
+from crawler.reporting.history import first_found, harvest_rate, read_ground_truth, read_history
 from crawler.service import run_crawl
 from policies.quality import schedule_performance, upper_bound
 
@@ -57,8 +57,9 @@ class TruthWeb:
         return sum(value >= self.threshold for value in self.relevance.values())
 
     def truth_of(self, order: Sequence[str], budget: int) -> np.ndarray:
-        """The true relevance of each of the first `budget` pages of a crawl's order."""
-        return np.array([self.relevance.get(url, 0.0) for url in order[:budget]])
+        """The true relevance each of the first `budget` fetches of a crawl's order found
+        (a page fetched again finds nothing: `first_found`)."""
+        return first_found(order[:budget], self.relevance)
 
     def relevant_by_host(self) -> dict[str, int]:
         """The relevant pages of each host (`host:port`) that holds any."""
@@ -73,10 +74,10 @@ class TruthWeb:
         """Where a crawl spent its first `budget` pages: by host (`host:port`), the pages
         fetched there and the relevant ones among them."""
         spent: dict[str, tuple[int, int]] = {}
-        for url in order[:budget]:
+        for url, found in zip(order, self.truth_of(order, budget), strict=False):
             host = urlsplit(url).netloc
             pages, relevant = spent.get(host, (0, 0))
-            spent[host] = (pages + 1, relevant + (self.relevance.get(url, 0.0) >= self.threshold))
+            spent[host] = (pages + 1, relevant + int(found >= self.threshold))
         return spent
 
     @classmethod

@@ -6,6 +6,7 @@ time politeness kept each host closed.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,9 +40,22 @@ class CrawlHistory:
         """Relevant (by the crawler's score) share of the first N fetched, for every N."""
         return harvest_rate(np.nan_to_num(self.relevance, nan=0.0) >= self.relevance_threshold)
 
-    def truth(self, relevance_by_url: dict[str, float]) -> np.ndarray:
-        """The ground-truth relevance of each fetched page, in fetch order (0 if unknown)."""
-        return np.array([relevance_by_url.get(url, 0.0) for url in self.urls], dtype=np.float64)
+    def truth(self, relevance_by_url: Mapping[str, float]) -> np.ndarray:
+        """The ground-truth relevance of each fetched page, in fetch order (`first_found`)."""
+        return first_found(self.urls, relevance_by_url)
+
+
+def first_found(urls: Iterable[str], relevance_by_url: Mapping[str, float]) -> np.ndarray:
+    """The ground-truth relevance each fetch found, in fetch order: a page's at its first
+    fetch, 0 at a later one, and 0 for a page the truth does not know. A URL that
+    redirects to a page fetched already is a fetch of that page again (its row names it
+    as its final URL), and finds nothing new."""
+    seen: set[str] = set()
+    found = []
+    for url in urls:
+        found.append(0.0 if url in seen else relevance_by_url.get(url, 0.0))
+        seen.add(url)
+    return np.array(found, dtype=np.float64)
 
 
 def harvest_rate(relevant: np.ndarray) -> np.ndarray:

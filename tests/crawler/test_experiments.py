@@ -13,6 +13,8 @@ import pytest
 
 from crawler.cli import main
 from crawler.experiments import CrawlSettings, TruthWeb, crawl_order, focus
+from crawler.reporting.history import read_history
+from crawler.reporting.report import summary
 from testbed.server import Testbed
 from testbed.web import WebSpec
 from tests.crawler.helpers import reachable
@@ -122,3 +124,26 @@ async def test_a_crawl_of_the_testbed_goes_to_every_host_its_links_lead_to(
     assert len({urlsplit(url).hostname for url in linked}) > 1
     pages = {url for url in order if "/p/" in url}  # beside robots refusals and redirects
     assert pages == linked  # every page the links lead to, and no other
+
+
+async def test_a_page_reached_again_through_a_redirect_is_found_once(tmp_path: Path) -> None:
+    """A redirect to a page fetched already is a fetch in the crawl's order, named by the
+    page it leads to: it spends a place of the budget and finds nothing new, in the
+    experiments' recall and in the report's count alike."""
+    async with Testbed(WebSpec(pages=800, seed=0, redirect_fraction=0.3)) as bed:
+        truth = {bed.page_url(page): float(bed.web.relevance[page]) for page in range(800)}
+        web = TruthWeb(tuple(bed.seeds), bed.topic, truth, threshold=0.4)
+        order = await crawl_order(web, "bfs", CrawlSettings(budget=2_000), tmp_path)
+    again = [i for i, url in enumerate(order) if url in order[:i]]
+    relevant = {url for url in order if truth.get(url, 0.0) >= 0.4}
+    assert any(order[i] in relevant for i in again)  # relevant pages among those reached again
+    found = web.truth_of(order, len(order))
+    assert len(found) == len(order)
+    assert not found[again].any()
+    assert int(np.sum(found >= 0.4)) == len(relevant)
+    assert sum(hits for _, hits in web.pages_by_host(order, len(order)).values()) == len(relevant)
+    within = {url for url in order[:1000] if truth.get(url, 0.0) >= 0.4}
+    assert focus(found, web, len(order))["recall@1000"] == pytest.approx(len(within) / web.relevant)
+    history = await read_history(f"sqlite+aiosqlite:///{tmp_path / 'bfs.db'}")
+    assert history.urls == order
+    assert summary(history, truth)["truly relevant fetched"] == len(relevant)
