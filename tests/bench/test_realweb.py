@@ -251,9 +251,10 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     variants += ["ungated-section-optimism"]
     ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
+    heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
-        printed, timed_printed = (
+        printed, timed_printed, heads_printed = (
             subprocess.run(
                 [sys.executable, str(bench / script), *arguments],
                 capture_output=True,
@@ -263,6 +264,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
             for script, arguments in (
                 ("focus_ablations.py", ablations),
                 ("patience_time.py", timed),
+                ("host_heads.py", heads),
             )
         )
     finally:
@@ -289,6 +291,32 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
         "qlearning patience 0",
     ]
     assert all("3 relevant of 3" in line for line in lines)
+    check_host_heads(heads_printed, truth / "compost")
+
+
+def check_host_heads(printed: str, truth: Path) -> None:
+    """`bench/host_heads.py`: the hosts' heads as the given pages are taken, each rank
+    the sum of its parts; then the pages and relevant pages host by host, as many as the
+    crawl took and found."""
+    lines = printed.splitlines()
+    assert lines[0] == "run 0, qlearning"
+    taken = [line.split(":")[0] for line in lines if line.startswith("after ")]
+    assert taken == ["after 2 pages", "after 4 pages"]
+    heads = [line.replace(";", "").split() for line in lines if " rank " in line]
+    assert heads
+    for head in heads:
+        rank, own, section, host = (float(head[i]) for i in (2, 5, 8, 11))
+        assert rank == pytest.approx(own + section + host, abs=2e-4)
+    pages = rows(truth / "pages.tsv")
+    threshold = float((truth / "threshold.txt").read_text())
+    relevant = sum(float(relevance) >= threshold for _, relevance in pages)
+    found = next(line for line in lines if line.startswith("found "))
+    assert found == f"found {relevant} of {relevant} relevant pages"  # the whole tiny web
+    hosts = [line.split() for line in lines[lines.index(found) + 1 :]]
+    assert {host[0] for host in hosts} == {url.split("/")[2] for url, _ in pages}
+    # every page, and the fetches that found none (errors, a redirect to a page fetched)
+    assert sum(int(host[1]) for host in hosts) > len(pages)
+    assert sum(int(host[-2]) for host in hosts) == relevant
 
 
 def test_a_package_whose_html_lies_in_a_shared_directory_is_refused(
