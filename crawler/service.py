@@ -63,7 +63,7 @@ async def run_crawl(
         config.allowed_domains or {seed.raw_host or "" for seed in seeds}, config.max_depth
     )
     frontier = make_frontier_policy(config.policy, patience=config.patience)
-    scorer = TopicScorer().fit([config.topic])
+    scorer = TopicScorer(feedback_weight=config.topic_feedback).fit([config.topic])
 
     db = storage.open_engine(config.db)
     archive: WarcArchive | None = None

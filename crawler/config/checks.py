@@ -49,6 +49,8 @@ def check(config: CrawlConfig) -> None:
     require(
         0.0 <= config.relevance_threshold <= 1.0, "relevance_threshold", "must be between 0 and 1"
     )
+    require(math.isfinite(config.topic_feedback), "topic_feedback", "must be finite")
+    require(config.topic_feedback >= 0, "topic_feedback", "must not be negative")
     require(
         config.patience is None or 0.0 <= config.patience <= 1.0,
         "patience",

@@ -84,6 +84,12 @@ class CrawlConfig:
         "crawl",
         "relevance at which a page counts as relevant (status, metrics, feedback)",
     )
+    topic_feedback: float = setting(
+        defaults.TOPIC_FEEDBACK,
+        "crawl",
+        "weight of the relevant pages' words beside the topic's when links are estimated "
+        "(Rocchio feedback; 0: the topic's words alone)",
+    )
     store_text: bool = setting(
         True,
         "crawl",

@@ -36,6 +36,8 @@ def test_environment_lists_and_booleans() -> None:
         ({"concurrency": 0}, "'concurrency' must be greater than 0"),
         ({"delay": -1}, "'delay' must not be negative"),
         ({"relevance_threshold": 1.5}, "'relevance_threshold' must be between 0 and 1"),
+        ({"topic_feedback": -0.5}, "'topic_feedback' must not be negative"),
+        ({"topic_feedback": float("nan")}, "'topic_feedback' must be finite"),
         ({"metrics_port": 70000}, "'metrics_port' must be a port"),
         ({"delay": float("inf")}, "'delay' must be finite"),
         ({"user_agent": " "}, "'user_agent' must start with a product token"),
