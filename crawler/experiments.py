@@ -26,7 +26,7 @@ import aiohttp
 import numpy as np
 from prometheus_client import CollectorRegistry
 
-from crawler.config import CrawlConfig
+from crawler.config import CrawlConfig, defaults
 from crawler.errors import ConfigError
 from crawler.reporting.history import first_found, harvest_rate, read_ground_truth, read_history
 from crawler.service import run_crawl
@@ -113,6 +113,7 @@ class CrawlSettings:
     concurrency: int = 8
     per_host_concurrency: int = 1
     patience: float | None = None  # every policy's; None: each policy's own
+    topic_feedback: float = defaults.TOPIC_FEEDBACK  # the relevant pages' words in estimates
 
 
 @dataclass
@@ -174,6 +175,7 @@ async def crawl_order(
         max_pages=settings.budget,
         policy=policy,
         patience=settings.patience,
+        topic_feedback=settings.topic_feedback,
         metrics_port=0,
         allow_private_networks=True,
         allowed_domains=web.hostnames,

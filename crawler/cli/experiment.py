@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from crawler.config import defaults
 from crawler.errors import ConfigError
 from policies.registry import names
 from policies.traversals import STATES
@@ -79,6 +81,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         type=float,
         help="every policy's patience (see `crawler run --help`); default: each policy's own",
     )
+    live.add_argument(
+        "--topic-feedback",
+        type=float,
+        default=defaults.TOPIC_FEEDBACK,
+        help="every crawl's weight of the relevant pages' words in link estimates "
+        "(see `crawler run --help`)",
+    )
     live.add_argument("--plot", type=Path, help="draw the harvest and recall curves here (PNG)")
     live.add_argument("--json", action="store_true", help="one JSON object")
     live.set_defaults(handler=_live)
@@ -143,8 +152,14 @@ def _live(args: argparse.Namespace) -> int:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
     if args.patience is not None and not 0.0 <= args.patience <= 1.0:
         raise ConfigError("--patience must be between 0 and 1")
+    if not (math.isfinite(args.topic_feedback) and args.topic_feedback >= 0):
+        raise ConfigError("--topic-feedback must be a finite number, 0 or more")
     settings = CrawlSettings(
-        args.budget, args.concurrency, args.per_host_concurrency, patience=args.patience
+        args.budget,
+        args.concurrency,
+        args.per_host_concurrency,
+        patience=args.patience,
+        topic_feedback=args.topic_feedback,
     )
 
     def report(policy: str, run: int, measured: dict[str, float]) -> None:

@@ -110,6 +110,11 @@ def test_a_ground_truth_without_a_threshold_or_a_served_web_is_a_clear_error(
         main([*argv, "--truth-threshold", "0.3"])
     assert stopped.value.code == 2
     assert "answers: is the web served?" in capsys.readouterr().err
+    for bad in ("--patience=1.5", "--topic-feedback=-1", "--topic-feedback=nan"):
+        with pytest.raises(SystemExit) as stopped:
+            main([*argv, "--truth-threshold", "0.3", bad])
+        assert stopped.value.code == 2
+        assert f"{bad.split('=')[0]} must be" in capsys.readouterr().err
 
 
 async def test_a_crawl_of_the_testbed_goes_to_every_host_its_links_lead_to(
