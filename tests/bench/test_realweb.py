@@ -252,9 +252,10 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]
+    both = ["--ground-truth", str(truth / "compost"), str(truth / "coffee"), "--budget", "100"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
-        printed, timed_printed, heads_printed = (
+        printed, timed_printed, heads_printed, feedback_printed = (
             subprocess.run(
                 [sys.executable, str(bench / script), *arguments],
                 capture_output=True,
@@ -265,6 +266,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
                 ("focus_ablations.py", ablations),
                 ("patience_time.py", timed),
                 ("host_heads.py", heads),
+                ("topic_feedback.py", both),
             )
         )
     finally:
@@ -292,6 +294,26 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     ]
     assert all("3 relevant of 3" in line for line in lines)
     check_host_heads(heads_printed, truth / "compost")
+    check_topic_feedback(feedback_printed)
+
+
+def check_topic_feedback(printed: str) -> None:
+    """`bench/topic_feedback.py`: each topic crawled by each policy at each weight, in
+    turn; each crawl of the tiny web found all its relevant pages within 100, and the
+    summary says so."""
+    crawls, summary = printed.split("\nmedians over 1 runs")
+    configs = [
+        f"{policy} feedback={weight}"
+        for weight in ("1", "0")
+        for policy in ("best-first", "qlearning")
+    ]
+    assert [line.split(":")[0] for line in crawls.splitlines()] == [
+        f"run 0 {topic} {config}" for topic in ("compost", "coffee") for config in configs
+    ]
+    assert all(line.endswith(": 1.000") for line in crawls.splitlines())
+    assert summary.splitlines()[1:] == [
+        f"{config}: 2.00; behind the first at 0: []" for config in configs
+    ]
 
 
 def check_host_heads(printed: str, truth: Path) -> None:
