@@ -35,6 +35,7 @@ async def main() -> None:
     for web in webs.values():
         await check_served(web)
     configs = [(policy, weight) for weight in args.weights for policy in args.policies]
+    cutoffs = [n for n in CUTOFFS if n <= args.budget]
     recall: dict[tuple[str, str, float], list[list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="topic-feedback-") as scratch:
         for run in range(args.repeat):
@@ -47,7 +48,7 @@ async def main() -> None:
                     )
                     order = await crawl_order(web, policy, settings, Path(scratch))
                     measured = focus(web.truth_of(order, args.budget), web, args.budget)
-                    found = [measured[f"recall@{n}"] for n in CUTOFFS if n <= args.budget]
+                    found = [measured[f"recall@{n}"] for n in cutoffs]
                     recall.setdefault((topic, policy, weight), []).append(found)
                     shown = " ".join(f"{value:.3f}" for value in found)
                     print(f"run {run} {topic} {policy} feedback={weight:g}: {shown}", flush=True)
@@ -56,14 +57,15 @@ async def main() -> None:
         for key, runs in recall.items()
     }
     baseline = configs[0]
-    print(f"\nmedians over {args.repeat} runs, recall at {CUTOFFS} pages summed over topics")
+    shown_cutoffs = ", ".join(map(str, cutoffs))
+    print(f"\nmedians over {args.repeat} runs, recall at {shown_cutoffs} pages summed over topics")
     for policy, weight in configs:
         summed = [sum(v) for v in zip(*(medians[(t, policy, weight)] for t in webs), strict=True)]
         behind = [
             f"{topic}@{n}"
             for topic in webs
             for n, mine, theirs in zip(
-                CUTOFFS, medians[(topic, policy, weight)], medians[(topic, *baseline)], strict=False
+                cutoffs, medians[(topic, policy, weight)], medians[(topic, *baseline)], strict=True
             )
             if mine < theirs
         ]
