@@ -217,7 +217,7 @@ TEXTS = [SOLAR, COOKING, "", "the", "energy", "solar solar roof"]
 @given(st.lists(st.sampled_from(TEXTS), min_size=1))
 def test_scores_and_link_estimates_are_the_cosines_scikit_learn_computes(texts: list[str]) -> None:
     """Rows of any lengths, empty ones among them, scored in one call as each alone."""
-    scorer = TopicScorer(link_text_weight=1.0).fit(["solar energy"])
+    scorer = TopicScorer(link_text_weight=1.0, feedback_weight=0.7).fit(["solar energy"])
     pages = scorer.counter_.count([SOLAR, COOKING, "solar bills", "energy"])
     scorer.partial_fit_counts(pages).add_feedback(pages)
     documents, frequency = scorer.n_documents_, scorer.document_frequency_
@@ -227,10 +227,10 @@ def test_scores_and_link_estimates_are_the_cosines_scikit_learn_computes(texts: 
     np.testing.assert_allclose(scores, [scorer.score([text])[0] for text in texts])
     expected = np.asarray(reference_weights(scorer, texts) @ topic).ravel()
     np.testing.assert_allclose(scores, np.clip(expected, 0, 1), atol=1e-12)
-    # links: the topic widened by the relevant pages' centroid (unit rows, summed)
+    # links: the topic widened by the relevant pages' centroid (unit rows, summed), weighed
     feedback = normalize(np.log1p(pages.tocsr().astype(np.float64))).sum(axis=0).A1
     centroid = feedback * scorer.idf()
-    widened = topic + centroid / np.linalg.norm(centroid)
+    widened = topic + 0.7 * centroid / np.linalg.norm(centroid)
     widened /= np.linalg.norm(widened)
     links = scorer.estimate_links(scorer.counter_.count(texts), parent_relevance=0.0)
     expected = np.asarray(reference_weights(scorer, texts) @ widened).ravel()
