@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
 ANCHOR_WEIGHT = 0.8  # Shark-search's beta: the anchor's share of a link's text
-DEFAULT_FEEDBACK_WEIGHT = 1.0  # weight of the relevant pages' centroid beside the topic
+DEFAULT_FEEDBACK_WEIGHT = 0.5  # weight of the relevant pages' centroid beside the topic
 FEEDBACK_REFRESH = 20  # relevant pages between recomputations of the expanded topic
 IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew by this much
 LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much

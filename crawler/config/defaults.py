@@ -6,7 +6,7 @@ from __future__ import annotations
 DB = "sqlite+aiosqlite:///crawl.db"
 POLICY = "best-first"
 RELEVANCE_THRESHOLD = 0.1  # cosine at which a page counts as relevant (short topics score low)
-TOPIC_FEEDBACK = 1.0  # the relevant pages' words beside the topic's, in a link's estimate
+TOPIC_FEEDBACK = 0.5  # the relevant pages' words beside the topic's, in a link's estimate
 
 CONCURRENCY = 16  # fetches in flight across all hosts
 BUFFER = 16  # K: pages queued for the processor, the one in service included
