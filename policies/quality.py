@@ -43,6 +43,9 @@ def schedule_performance(fetched_relevance: np.ndarray, total_relevance: float) 
 
 def upper_bound(relevance: np.ndarray, steps: int | None = None) -> float:
     """P of the best order with no links to follow, most relevant first, over the first
-    `steps` fetches (all pages by default)."""
+    `steps` fetches (all pages by default). Fetches beyond the pages (a crawl that also
+    fetched redirects, errors, pages the web does not list) hold the full recall."""
     ordered = np.sort(np.asarray(relevance, dtype=np.float64))[::-1]
+    if steps is not None and steps > len(ordered):
+        ordered = np.concatenate([ordered, np.zeros(steps - len(ordered))])
     return schedule_performance(ordered[:steps], float(ordered.sum()))

@@ -46,3 +46,15 @@ def test_the_upper_bound_is_the_best_of_every_order() -> None:
     assert upper_bound(relevance) == pytest.approx(best)
     # over the first two fetches: 0.9 then 0.4
     assert upper_bound(relevance, 2) == pytest.approx((0.9 + 1.3) / total)
+
+
+def test_fetches_beyond_the_pages_keep_a_crawl_within_the_upper_bound() -> None:
+    """A crawl that also fetched URLs the web does not list (errors, redirects): each
+    such fetch finds nothing, and the bound over as many fetches holds the full recall
+    over them, so no order beats it."""
+    relevance = np.array([0.1, 0.9, 0.4])
+    crawl = np.array([0.0, 0.9, 0.0, 0.4, 0.1, 0.0])  # every page, and three fetches more
+    bound = upper_bound(relevance, len(crawl))
+    assert bound == pytest.approx((0.9 + 1.3 + 1.4 * 4) / 1.4)
+    assert schedule_performance(crawl, float(relevance.sum())) <= bound
+    assert upper_bound(relevance, len(crawl)) > upper_bound(relevance)
