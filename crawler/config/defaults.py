@@ -3,10 +3,12 @@ components that take a section of them (re-visits, the engine's limits) read the
 
 from __future__ import annotations
 
+from policies.relevance import DEFAULT_FEEDBACK_WEIGHT
+
 DB = "sqlite+aiosqlite:///crawl.db"
 POLICY = "best-first"
 RELEVANCE_THRESHOLD = 0.1  # cosine at which a page counts as relevant (short topics score low)
-TOPIC_FEEDBACK = 0.5  # the relevant pages' words beside the topic's, in a link's estimate
+TOPIC_FEEDBACK = DEFAULT_FEEDBACK_WEIGHT  # the relevant pages' words beside the topic's
 
 CONCURRENCY = 16  # fetches in flight across all hosts
 BUFFER = 16  # K: pages queued for the processor, the one in service included
