@@ -2,9 +2,12 @@
 (`bench/measure.py`, every thread of the crawl's process and of its workers) of the
 testbed, served by a process of its own, or of a web served already (`--seeds-file`);
 each sample goes to the part that the innermost frame of its stack with a known file
-belongs to. With the crawl's CPU a page (its process and workers) and the testbed's
-server's, it prints each part's milliseconds a page, and the most pages a second two
-cores allow a crawler that spends that much and the server beside it.
+belongs to. py-spy counts a thread as active while it runs or waits for a core or for
+its interpreter's lock, so the samples add up to more than the CPU time; each part's
+milliseconds a page are the crawl's CPU a page (its process and workers) shared out in
+proportion to its samples. With the testbed's server's CPU a page, it also prints the
+most pages a second the machine's cores allow a crawler that spends that much beside
+the server.
 
     pip install py-spy
     python bench/profile_parts.py --pages 10000 [--kind crawler] [--rate 200]
@@ -80,10 +83,12 @@ def part_of(stack: list[str]) -> str:
 
 
 def thread_of(stack: list[str]) -> str:
-    """The thread's name, its number and any `Thread-N` left out."""
+    """The thread's name, its number and any `Thread-N` left out; a worker process's
+    threads are named as the worker's."""
     thread = next((frame for frame in stack if frame.startswith("thread (")), "thread (?)")
-    name = thread.partition("): ")[2]
-    return re.sub(r" ?Thread-\d+ ?", "", name) or "(unnamed)"
+    name = re.sub(r" ?Thread-\d+ ?", "", thread.partition("): ")[2]) or "(unnamed)"
+    in_worker = any(f.startswith("process ") and "analysis_worker" in f for f in stack)
+    return f"worker: {name}" if in_worker else name
 
 
 def samples(raw: Path) -> tuple[Counter[str], Counter[str]]:
@@ -136,7 +141,7 @@ def profile(
 
 
 def report(
-    result: dict, counted: tuple[Counter[str], Counter[str]], server_cpu: float | None
+    result: dict, counted: tuple[Counter[str], Counter[str]], rate: int, server_cpu: float | None
 ) -> None:
     parts, threads = counted
     pages = result["pages"]
@@ -144,6 +149,10 @@ def report(
     total = sum(parts.values())
     print(
         f"{pages} pages at {pages / result['seconds']:.0f} pages/s, {crawl_ms:.2f} ms of CPU a page"
+    )
+    print(
+        f"{total} samples: {total / rate:.1f} s of threads sampled as active, "
+        f"for {result['cpu_seconds']:.1f} s of CPU"
     )
     print(f"{'part':40} {'samples':>8} {'share':>6} {'ms/page':>8}")
     for name, count in parts.most_common():
@@ -181,7 +190,7 @@ def main() -> None:
             seeds = args.seeds_file.read_text().split()
             hosts = sorted({urlsplit(url).hostname or "" for url in seeds})
             result, counted = profile(args, str(args.seeds_file), hosts, scratch)
-            report(result, counted, None)
+            report(result, counted, args.rate, None)
             return
         with served_testbed_process(port=PORT, pages=args.pages, hosts=args.hosts) as (
             seed,
@@ -190,7 +199,7 @@ def main() -> None:
         ):
             served_before = cpu_seconds(server.pid)
             result, counted = profile(args, seed, hosts, scratch)
-            report(result, counted, cpu_seconds(server.pid) - served_before)
+            report(result, counted, args.rate, cpu_seconds(server.pid) - served_before)
 
 
 if __name__ == "__main__":

@@ -69,12 +69,22 @@ def test_the_raw_profile_is_counted_by_part(profile_parts: ModuleType, tmp_path:
         )
         + " 1"
     )
+    worker = (
+        'process 1:"python bench/measure.py";process 4:"python -m crawler.pipeline.analysis_worker"'
+    )
+    lines.append(f"{worker};thread (4): MainThread;analyze (/repo/crawler/pipeline/parse.py:120) 6")
     raw.write_text("\n".join(lines) + "\n")
     parts, threads = profile_parts.samples(raw)
     assert parts == {
         "fetching (aiohttp, the visit)": 12,
         "the processor: scoring, link estimates": 3,
         "storage (writer, SQLite)": 5,
+        "parsing, links, scope": 6,
         "other": 2,
     }
-    assert threads == {"MainThread": 17, "storage-writer": 4, "(_connection_worker_thread)": 1}
+    assert threads == {
+        "MainThread": 17,
+        "storage-writer": 4,
+        "(_connection_worker_thread)": 1,
+        "worker: MainThread": 6,
+    }
