@@ -2,8 +2,9 @@
 (`bench/measure.py`, every thread of the crawl's process and of its workers) of the
 testbed, served by a process of its own, or of a web served already (`--seeds-file`);
 each sample goes to the part that the innermost frame of its stack with a known file
-belongs to. py-spy counts a thread as active while it runs or waits for a core or for
-its interpreter's lock, so the samples add up to more than the CPU time; each part's
+belongs to. py-spy takes some waits for work (a thread in `select`, a worker reading its
+next job), which are left out as idle, and counts a thread as active while it waits for
+a core or for its interpreter's lock, so the samples add up to more than the CPU time; each part's
 milliseconds a page are the crawl's CPU a page (its process and workers) shared out in
 proportion to its samples. With the testbed's server's CPU a page, it also prints the
 most pages a second the machine's cores allow a crawler that spends that much beside
@@ -68,6 +69,22 @@ PARTS = (
     ("the event loop's own", ("asyncio/",)),
 )
 FRAME_FILE = re.compile(r"\((.*):\d+\)$")
+# py-spy takes some waits for work: a sample whose innermost frame is one of these
+# (function, file) waits for an event, a queue or the worker's next job, and is idle
+IDLE = (
+    ("select", "selectors.py"),
+    ("wait", "threading.py"),
+    ("get", "queue.py"),
+    ("serve", "pipeline/analysis_worker.py"),  # reading the next job's frame
+)
+
+
+def is_idle(stack: list[str]) -> bool:
+    match = FRAME_FILE.search(stack[-1])
+    if match is None:
+        return False
+    function = stack[-1].partition(" (")[0].rpartition(".")[2]
+    return any(function == name and match.group(1).endswith(f) for name, f in IDLE)
 
 
 def part_of(stack: list[str]) -> str:
@@ -91,24 +108,29 @@ def thread_of(stack: list[str]) -> str:
     return f"worker: {name}" if in_worker else name
 
 
-def samples(raw: Path) -> tuple[Counter[str], Counter[str]]:
-    """The samples by part and by thread. py-spy's raw format: a line a distinct stack,
-    its frames split by ';' (the process and the thread first), then the count of its
-    samples."""
+def samples(raw: Path) -> tuple[Counter[str], Counter[str], int]:
+    """The samples by part and by thread, and the idle ones left out. py-spy's raw
+    format: a line a distinct stack, its frames split by ';' (the process and the
+    thread first), then the count of its samples."""
     parts: Counter[str] = Counter()
     threads: Counter[str] = Counter()
+    idle = 0
     for line in raw.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
-        if stack:
-            frames = stack.split(";")
-            parts[part_of(frames)] += int(count)
-            threads[thread_of(frames)] += int(count)
-    return parts, threads
+        if not stack:
+            continue
+        frames = stack.split(";")
+        if is_idle(frames):
+            idle += int(count)
+            continue
+        parts[part_of(frames)] += int(count)
+        threads[thread_of(frames)] += int(count)
+    return parts, threads, idle
 
 
 def profile(
     args: argparse.Namespace, seed: str, hosts: list[str], scratch: str
-) -> tuple[dict, tuple[Counter[str], Counter[str]]]:
+) -> tuple[dict, tuple[Counter[str], Counter[str], int]]:
     raw = args.raw or Path(scratch) / "profile.raw"
     db = f"sqlite+aiosqlite:///{scratch}/profile.db"
     measure = [sys.executable, str(HERE / "measure.py"), args.kind, seed, str(args.max_pages)]
@@ -141,9 +163,12 @@ def profile(
 
 
 def report(
-    result: dict, counted: tuple[Counter[str], Counter[str]], rate: int, server_cpu: float | None
+    result: dict,
+    counted: tuple[Counter[str], Counter[str], int],
+    rate: int,
+    server_cpu: float | None,
 ) -> None:
-    parts, threads = counted
+    parts, threads, idle = counted
     pages = result["pages"]
     crawl_ms = 1000 * result["cpu_seconds"] / pages
     total = sum(parts.values())
@@ -151,8 +176,8 @@ def report(
         f"{pages} pages at {pages / result['seconds']:.0f} pages/s, {crawl_ms:.2f} ms of CPU a page"
     )
     print(
-        f"{total} samples: {total / rate:.1f} s of threads sampled as active, "
-        f"for {result['cpu_seconds']:.1f} s of CPU"
+        f"{total} samples ({idle} more left out as idle): {total / rate:.1f} s of threads"
+        f" sampled as active, for {result['cpu_seconds']:.1f} s of CPU"
     )
     print(f"{'part':40} {'samples':>8} {'share':>6} {'ms/page':>8}")
     for name, count in parts.most_common():

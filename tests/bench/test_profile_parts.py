@@ -41,12 +41,25 @@ def test_the_innermost_known_frame_names_the_part(profile_parts: ModuleType) -> 
     )
     assert profile_parts.part_of(writing.split(";")) == "storage (writer, SQLite)"
     assert profile_parts.part_of(
-        stack(LOOP, "select (/usr/lib/python3.11/selectors.py:468)").split(";")
+        stack(LOOP, "Handle._run (/usr/lib/python3.11/asyncio/events.py:80)").split(";")
     ) == ("the event loop's own")
     assert (
         profile_parts.part_of(stack("<module> (<frozen importlib._bootstrap>:1)").split(";"))
         == "other"
     )
+
+
+def test_waits_that_py_spy_samples_are_idle(profile_parts: ModuleType) -> None:
+    select = stack(LOOP, "EpollSelector.select (/usr/lib/python3.11/selectors.py:468)")
+    reading = stack("serve (/repo/crawler/pipeline/analysis_worker.py:66)")
+    analysing = stack(
+        "serve (/repo/crawler/pipeline/analysis_worker.py:78)",
+        "analyze (/repo/crawler/pipeline/parse.py:111)",
+    )
+    assert profile_parts.is_idle(select.split(";"))
+    assert profile_parts.is_idle(reading.split(";"))
+    assert not profile_parts.is_idle(analysing.split(";"))
+    assert not profile_parts.is_idle(stack(LOOP).split(";"))
 
 
 def test_the_raw_profile_is_counted_by_part(profile_parts: ModuleType, tmp_path: Path) -> None:
@@ -73,8 +86,13 @@ def test_the_raw_profile_is_counted_by_part(profile_parts: ModuleType, tmp_path:
         'process 1:"python bench/measure.py";process 4:"python -m crawler.pipeline.analysis_worker"'
     )
     lines.append(f"{worker};thread (4): MainThread;analyze (/repo/crawler/pipeline/parse.py:120) 6")
+    lines.append(
+        f"{worker};thread (4): MainThread;serve (/repo/crawler/pipeline/analysis_worker.py:66) 9"
+    )
+    lines.append(stack(LOOP, "EpollSelector.select (/usr/lib/python3.11/selectors.py:468)") + " 8")
     raw.write_text("\n".join(lines) + "\n")
-    parts, threads = profile_parts.samples(raw)
+    parts, threads, idle = profile_parts.samples(raw)
+    assert idle == 17
     assert parts == {
         "fetching (aiohttp, the visit)": 12,
         "the processor: scoring, link estimates": 3,
