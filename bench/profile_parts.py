@@ -3,12 +3,12 @@
 testbed, served by a process of its own, or of a web served already (`--seeds-file`);
 each sample goes to the part that the innermost frame of its stack with a known file
 belongs to. py-spy takes some waits for work (a thread in `select`, a worker reading its
-next job), which are left out as idle, and counts a thread as active while it waits for
-a core or for its interpreter's lock, so the samples add up to more than the CPU time; each part's
-milliseconds a page are the crawl's CPU a page (its process and workers) shared out in
-proportion to its samples. With the testbed's server's CPU a page, it also prints the
-most pages a second the machine's cores allow a crawler that spends that much beside
-the server.
+next job, aiosqlite's thread waiting for a call), which are left out as idle, and it
+counts a thread as active while it waits for a core or for its interpreter's lock, so
+the samples add up to more than the CPU time: each part's milliseconds a page are the
+crawl's CPU a page (its process and workers) shared out in proportion to its samples.
+With the testbed's server's CPU a page, it also prints the most pages a second the
+machine's cores allow a crawler that spends that much beside the server.
 
     pip install py-spy
     python bench/profile_parts.py --pages 10000 [--kind crawler] [--rate 200]
@@ -76,6 +76,7 @@ IDLE = (
     ("wait", "threading.py"),
     ("get", "queue.py"),
     ("serve", "pipeline/analysis_worker.py"),  # reading the next job's frame
+    ("_connection_worker_thread", "aiosqlite/core.py"),  # its queue's get, in C
 )
 
 

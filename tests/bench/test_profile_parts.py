@@ -59,6 +59,10 @@ def test_waits_that_py_spy_samples_are_idle(profile_parts: ModuleType) -> None:
     assert profile_parts.is_idle(select.split(";"))
     assert profile_parts.is_idle(reading.split(";"))
     assert not profile_parts.is_idle(analysing.split(";"))
+    waiting = f"_connection_worker_thread ({SITE}/aiosqlite/core.py:59)"
+    assert profile_parts.is_idle(stack(waiting).split(";"))
+    executing = f"Connection._execute ({SITE}/aiosqlite/core.py:100)"
+    assert not profile_parts.is_idle(stack(waiting, executing).split(";"))
     assert not profile_parts.is_idle(stack(LOOP).split(";"))
 
 
@@ -77,9 +81,10 @@ def test_the_raw_profile_is_counted_by_part(profile_parts: ModuleType, tmp_path:
         + " 4"
     )
     lines.append(
-        stack(f"_connection_worker_thread ({SITE}/aiosqlite/core.py:60)").replace(
-            "thread (1): MainThread", "thread (3): Thread-2 (_connection_worker_thread)"
-        )
+        stack(
+            f"_connection_worker_thread ({SITE}/aiosqlite/core.py:60)",
+            f"Connection._execute ({SITE}/aiosqlite/core.py:100)",
+        ).replace("thread (1): MainThread", "thread (3): Thread-2 (_connection_worker_thread)")
         + " 1"
     )
     worker = (
