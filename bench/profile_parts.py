@@ -10,7 +10,7 @@ crawl's CPU a page (its process and workers) shared out in proportion to its sam
 With the testbed's server's CPU a page, it also prints the most pages a second the
 machine's cores allow a crawler that spends that much beside the server.
 
-    pip install py-spy
+    pip install -e ".[bench]"   # py-spy
     python bench/profile_parts.py --pages 10000 [--kind crawler] [--rate 200]
     python bench/profile_parts.py --seeds-file /tmp/realweb/seeds.txt --concurrency 64
 """
