@@ -72,7 +72,8 @@ section's optimism at full weight while the budget affords exploring, only its m
 reward weighed by the sections' skill); and `best-first-again`, best-first itself,
 crawled in its own turn of each run: how far two crawls of one order fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
-names.
+names. Each run crawls best-first and the variants in turn, starting one further along
+than the run before (`crawler.experiments.rotated`).
 For each crawl it prints recall within the first N pages, the pages fetched of each
 host holding relevant pages, and the model's skill, its largest correction, the
 sections' skill and the weight of their mean reward at the end.
@@ -91,7 +92,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus
+from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus, rotated
 from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
 from policies.exploration_budget import ExplorationBudget
 from policies.link_model import LinkContextModel
@@ -954,7 +955,7 @@ async def main() -> None:
     results: dict[str, list[dict[str, float]]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory(prefix="focus-ablations-") as scratch:
         for run in range(args.repeat):
-            for name in names:
+            for name in rotated(names, run):
                 order = await crawl_order(web, name, settings, Path(scratch))
                 report = focus(web.truth_of(order, args.budget), web, args.budget)
                 results[name].append(report)

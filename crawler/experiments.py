@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -221,6 +222,18 @@ async def check_served(web: TruthWeb) -> None:
     raise ConfigError(f"none of the seeds ({', '.join(web.seeds[:3])}) answers: is the web served?")
 
 
+T = TypeVar("T")
+
+
+def rotated(items: Sequence[T], run: int) -> list[T]:
+    """`items` in the order of run `run` of an interleaved experiment: each run starts one
+    further along, so that no item always takes the same turn. A crawl's order depends on
+    its timing (which host's slot comes free first), which what ran before it in the same
+    process may change."""
+    shift = run % len(items) if items else 0
+    return [*items[shift:], *items[:shift]]
+
+
 async def live_experiment(
     web: TruthWeb,
     policies: Sequence[str],
@@ -234,7 +247,7 @@ async def live_experiment(
     results = LiveResults(web, settings.budget)
     with tempfile.TemporaryDirectory(prefix="crawler-experiment-") as scratch:
         for run in range(repeat):
-            for policy in policies:
+            for policy in rotated(policies, run):
                 order = await crawl_order(web, policy, settings, Path(scratch))
                 if not order:
                     raise ConfigError(

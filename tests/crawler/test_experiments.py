@@ -95,6 +95,22 @@ def test_live_prints_where_each_policys_pages_went(capsys: pytest.CaptureFixture
     assert held == sorted(held, reverse=True)  # the hosts holding most relevant pages first
 
 
+def test_each_run_starts_with_the_next_policy(capsys: pytest.CaptureFixture[str]) -> None:
+    """A crawl's order depends on its timing, which what ran before it may change: no
+    policy always takes the same turn."""
+    argv = ["experiment", "live", "--testbed", "800", "--budget", "30", "--repeat", "4"]
+    argv += ["--policies", "bfs", "best-first", "qlearning"]
+    assert main(argv) == 0
+    runs = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
+    runs = [line for line in runs if line.startswith("run ")]
+    assert runs == [
+        "run 1 bfs", "run 1 best-first", "run 1 qlearning",
+        "run 2 best-first", "run 2 qlearning", "run 2 bfs",
+        "run 3 qlearning", "run 3 bfs", "run 3 best-first",
+        "run 4 bfs", "run 4 best-first", "run 4 qlearning",
+    ]  # fmt: skip
+
+
 def test_a_ground_truth_without_a_threshold_or_a_served_web_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
