@@ -85,6 +85,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from crawler.engine.leases import TICKS_PER_LEASE  # noqa: E402
+from crawler.experiments import rotated  # noqa: E402
 
 TOPIC = "sparse matrix"  # a topic of the real web's ground truth
 REALWEB = Path("/tmp/realweb")  # bench/realweb/realweb.py's default state directory
@@ -610,8 +611,7 @@ def run_crawls(
     }
     configs = [(mode, n) for mode in args.modes for n in args.daemons]
     for index in range(args.runs):
-        shift = index % len(configs)
-        for mode, n in [*configs[shift:], *configs[:shift]]:
+        for mode, n in rotated(configs, index):
             result = crawl_once(server, args, mode, n)
             runs[mode][n].append(result)
             brief = {k: v for k, v in result.items() if k != "tails"}

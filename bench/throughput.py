@@ -39,6 +39,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from testbed_process import cpu_seconds, served_testbed_process  # noqa: E402
 
+from crawler.experiments import rotated  # noqa: E402
+
 PORT = 18_431
 KINDS = (
     "crawler",
@@ -158,8 +160,7 @@ def run_interleaved(
     testbed's process, if it serves the web."""
     runs: dict[str, list[dict]] = {kind: [] for kind in args.kinds}
     for run in range(args.runs):
-        shift = run % len(args.kinds)
-        for kind in [*args.kinds[shift:], *args.kinds[:shift]]:
+        for kind in rotated(args.kinds, run):
             result = measure(kind, seed, hosts, max_pages, args.concurrency, server)
             runs[kind].append(result)
             brief = {k: v for k, v in result.items() if k != "samples"}
