@@ -253,9 +253,10 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]
     both = ["--ground-truth", str(truth / "compost"), str(truth / "coffee"), "--budget", "100"]
+    skill = [*compost, "--budget", "100", "--repeat", "1", "--at", "1", "2"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
-        printed, timed_printed, heads_printed, feedback_printed = (
+        printed, timed_printed, heads_printed, feedback_printed, skill_printed = (
             subprocess.run(
                 [sys.executable, str(bench / script), *arguments],
                 capture_output=True,
@@ -267,6 +268,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
                 ("patience_time.py", timed),
                 ("host_heads.py", heads),
                 ("topic_feedback.py", both),
+                ("link_skill.py", skill),
             )
         )
     finally:
@@ -295,6 +297,27 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     assert all("3 relevant of 3" in line for line in lines)
     check_host_heads(heads_printed, truth / "compost")
     check_topic_feedback(feedback_printed)
+    check_link_skill(skill_printed)
+
+
+def check_link_skill(printed: str) -> None:
+    """Each point of the crawl ranks its queue: AUCs between 0 and 1 where relevant and
+    other links were queued, nan where no relevant one was; the tiny web's queue is
+    too short for the regressions."""
+    points = [line for line in printed.splitlines() if line.startswith("run 0 at ")]
+    assert [line.split(":")[0] for line in points] == ["run 0 at 1", "run 0 at 2"]
+    for point in points:
+        found = dict(cell.split("=") for cell in point.split(": ", 1)[1].split())
+        assert set(found) == {
+            *("score", "index", "full", "hubs-score", "hubs-full"),
+            *("relevant_queued", "skill"),
+        }
+        for name in ("score", "index", "full"):
+            value = float(found[name])
+            if float(found["relevant_queued"]) == 0:
+                assert math.isnan(value)
+            else:  # nan too if every queued link is relevant
+                assert math.isnan(value) or 0.0 <= value <= 1.0
 
 
 def check_topic_feedback(printed: str) -> None:
