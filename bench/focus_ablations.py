@@ -34,6 +34,11 @@ sections' values at full weight from the start, not weighed by their skill: the
 variants from `surprise` to `capped-optimism-20` and `sections-recent`,
 `sections-weighed` and `sections-scaled` value the sections at full weight too, as they
 were measured);
+`skill-by-ranking` (the link model's skill by how much better its correction orders the
+last 400 links' targets than the score alone, Kendall's tau, not by the squared error);
+`ridge` (the correction solved anew after each batch by ridge regression over the last
+2,000 links learned, not stepped by stochastic gradient), `ridge-by-ranking` (and the
+skill by ranking), `ridge-confident` (and its correction at full weight);
 `skill-by-targets` (weighed by a skill measured against the link model's calibration
 to eq. (10)'s targets instead of the reward); `hosts-carry-mean` (a host's mean reward
 weighed 3 times one less the sections' skill, the share the sections do not carry),
@@ -91,6 +96,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse
+from sklearn.linear_model import Ridge
 
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus, rotated
 from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
@@ -117,6 +124,98 @@ class _Confident(LinkContextModel):
 
     def skill(self) -> float:
         return 1.0 if self.updates_ else 0.0
+
+
+class _RankingSkill(LinkContextModel):
+    """The skill measured by ranking, not by squared error: over the last `judged` links
+    learned, each judged before it was learned from, how much better the score plus the
+    correction orders their targets than the score alone does (Kendall's tau of each
+    with the targets, the gain over what the score leaves: (tau_full - tau_score) /
+    (1 - tau_score), at zero or above), shrunk as the squared error's skill is."""
+
+    def __init__(self, judged: int = 400, **kw) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.judged = judged
+        self._judged: list[tuple[float, float, float]] = []
+        self._ranking_skill = 0.0
+
+    def update(self, row, score, target):  # type: ignore[no-untyped-def]
+        indices, values = row
+        correction = float(values @ self.weights_[indices])
+        self._judged.append((score, score + correction, target))
+        del self._judged[: -self.judged]
+        super().update(row, score, target)
+
+    def refit(self) -> bool:
+        fitted = super().refit()
+        if fitted:
+            self._judge()
+        return fitted
+
+    def _judge(self) -> None:
+        if len(self._judged) >= 30:
+            score, full, target = np.array(self._judged).T
+            tau_score, tau_full = _tau(score, target), _tau(full, target)
+            gain = (tau_full - tau_score) / max(1.0 - tau_score, 1e-9)
+            self._ranking_skill = min(max(gain, 0.0), 1.0)
+
+    def skill(self) -> float:
+        shrink = self.updates_ / (self.updates_ + self.warmup)
+        return shrink * self._ranking_skill
+
+
+class _RidgeRefit(LinkContextModel):
+    """The correction solved anew after each batch: ridge regression (scikit-learn's
+    `Ridge`, no intercept) over the last `window` links learned and their residual
+    targets, in place of the stochastic gradient's steps."""
+
+    def __init__(self, window: int = 2_000, alpha: float = 1.0, **kw) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.window, self.alpha = window, alpha
+        self._seen: list[tuple[tuple[np.ndarray, np.ndarray], float]] = []
+
+    def refit(self) -> bool:
+        if not self._pending:
+            return False
+        self._seen.extend(self._pending)
+        del self._seen[: -self.window]
+        self._pending = []
+        rows = [row for row, _ in self._seen]
+        lengths = [len(indices) for indices, _ in rows]
+        matrix = scipy.sparse.csr_matrix(
+            (
+                np.concatenate([values for _, values in rows]),
+                np.concatenate([indices for indices, _ in rows]),
+                np.concatenate([[0], np.cumsum(lengths)]),
+            ),
+            shape=(len(rows), self.n_features),
+        )
+        targets = np.array([target for _, target in self._seen])
+        fit = Ridge(alpha=self.alpha, fit_intercept=False, solver="sparse_cg").fit(matrix, targets)
+        self.weights_ = np.asarray(fit.coef_, dtype=np.float64)
+        self.refits_ += 1
+        return True
+
+
+class _RidgeConfident(_RidgeRefit, _Confident):
+    """The ridge's correction at full weight."""
+
+
+class _RidgeRanked(_RidgeRefit, _RankingSkill):
+    """The ridge's correction, its skill by ranking."""
+
+    def refit(self) -> bool:
+        fitted = _RidgeRefit.refit(self)
+        if fitted:
+            self._judge()
+        return fitted
+
+
+def _tau(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-a of two arrays: the concordant pairs' share less the discordant's."""
+    n = len(x)
+    concordance = np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])
+    return float(concordance.sum() / (n * (n - 1)))
 
 
 class _Untrained(LinkContextModel):
@@ -847,6 +946,10 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "best-first-again": lambda **kw: BestFirst(**kw),
     "untrained": lambda **kw: QLearningFrontier(model=_Untrained(), **kw),
     "confident": lambda **kw: QLearningFrontier(model=_Confident(), **kw),
+    "skill-by-ranking": lambda **kw: QLearningFrontier(model=_RankingSkill(), **kw),
+    "ridge": lambda **kw: QLearningFrontier(model=_RidgeRefit(), **kw),
+    "ridge-by-ranking": lambda **kw: QLearningFrontier(model=_RidgeRanked(), **kw),
+    "ridge-confident": lambda **kw: QLearningFrontier(model=_RidgeConfident(), **kw),
     "immediate": lambda **kw: QLearningFrontier(LearningSettings(gamma=0.0), **kw),
     "no-words": lambda **kw: _NoWords(**kw),
     "impatient": lambda **kw: QLearningFrontier(**{**kw, "patience": 0.0}),
