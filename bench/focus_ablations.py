@@ -102,7 +102,7 @@ from sklearn.linear_model import Ridge
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus, rotated
 from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
 from policies.exploration_budget import ExplorationBudget
-from policies.link_model import LinkContextModel
+from policies.link_model import LinkContextModel, _concatenated
 from policies.qlearning import LearningSettings, QLearningFrontier
 from policies.site_values import SectionSkill, SiteValues, section_of
 
@@ -148,16 +148,12 @@ class _RankingSkill(LinkContextModel):
 
     def refit(self) -> bool:
         fitted = super().refit()
-        if fitted:
-            self._judge()
-        return fitted
-
-    def _judge(self) -> None:
-        if len(self._judged) >= 30:
+        if fitted and len(self._judged) >= 30:
             score, full, target = np.array(self._judged).T
             tau_score, tau_full = _tau(score, target), _tau(full, target)
             gain = (tau_full - tau_score) / max(1.0 - tau_score, 1e-9)
             self._ranking_skill = min(max(gain, 0.0), 1.0)
+        return fitted
 
     def skill(self) -> float:
         shrink = self.updates_ / (self.updates_ + self.warmup)
@@ -180,15 +176,10 @@ class _RidgeRefit(LinkContextModel):
         self._seen.extend(self._pending)
         del self._seen[: -self.window]
         self._pending = []
-        rows = [row for row, _ in self._seen]
-        lengths = [len(indices) for indices, _ in rows]
+        indices, values, lengths = _concatenated([row for row, _ in self._seen])
         matrix = scipy.sparse.csr_matrix(
-            (
-                np.concatenate([values for _, values in rows]),
-                np.concatenate([indices for indices, _ in rows]),
-                np.concatenate([[0], np.cumsum(lengths)]),
-            ),
-            shape=(len(rows), self.n_features),
+            (values, indices, np.concatenate([[0], np.cumsum(lengths)])),
+            shape=(len(self._seen), self.n_features),
         )
         targets = np.array([target for _, target in self._seen])
         fit = Ridge(alpha=self.alpha, fit_intercept=False, solver="sparse_cg").fit(matrix, targets)
@@ -201,14 +192,9 @@ class _RidgeConfident(_RidgeRefit, _Confident):
     """The ridge's correction at full weight."""
 
 
-class _RidgeRanked(_RidgeRefit, _RankingSkill):
-    """The ridge's correction, its skill by ranking."""
-
-    def refit(self) -> bool:
-        fitted = _RidgeRefit.refit(self)
-        if fitted:
-            self._judge()
-        return fitted
+class _RidgeRanked(_RankingSkill, _RidgeRefit):
+    """The ridge's correction, its skill by ranking (`_RankingSkill.refit` judges after
+    the ridge's refit)."""
 
 
 def _tau(x: np.ndarray, y: np.ndarray) -> float:
