@@ -1,20 +1,21 @@
 """How much the Q-learning frontier may explore: a conservative bandit's budget.
 
 The hosts' and sections' optimism (`SiteValues`) and the patience that waits for a host
-are what take the frontier away from best-first's order before it has learned anything:
-a try of a host whose first links promise nothing is a page best-first would have spent
-on its best link. On the real webs of `bench/realweb` the first hundred pages went to
-hosts and sections barely tried, and on some topics a relevant page or a few that
-best-first finds there were found later in every round; late in a crawl, once the
-sections weigh nothing, hosts were taken by their tries alone.
+its pages have not shown richer than the ready one are what take the frontier away from
+best-first's order before it has learned anything: a try of a host whose first links
+promise nothing is a page best-first would have spent on its best link. On the real webs
+of `bench/realweb` the first hundred pages went to hosts and sections barely tried, and
+on some topics a relevant page or a few that best-first finds there were found later in
+every round; late in a crawl, once the sections weigh nothing, hosts were taken by their
+tries alone.
 
 Wu, Shariff, Lattimore and Szepesvari ("Conservative Bandits", ICML 2016) let a learner
 explore only while the reward it has earned stays at least 1 - alpha of what a baseline
 policy would have earned in as many steps, whatever the exploration then brings. Here
-the baseline is best-first's order, the frontier's order with no optimism and no
-patience; its rate is the running mean reward of the pages taken while not exploring
-(the recent `memory` of them: a crawl's rewards fall as its best links are used up),
-and the budget allows exploring while
+the baseline is best-first's order, the frontier's order with no optimism, patient only
+for a host whose pages earned more; its rate is the running mean reward of the pages
+taken while not exploring (the recent `memory` of them: a crawl's rewards fall as its
+best links are used up), and the budget allows exploring while
 
     earned  >=  (1 - alpha) * (sum over the pages fetched of the baseline's rate then)
 

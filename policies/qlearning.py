@@ -145,13 +145,17 @@ class QLearningFrontier(PriorityFrontier):
     than `patient_after` times. On the real web, waiting for a host whose links named
     the topic (Octave's, on matrices) kept SciPy's, whose first links name nothing,
     untried for hundreds of pages on "sparse matrix".
-    The optimism and the patience are what take the order away from best-first's before
-    anything is learned, so they are used only while the crawl can afford them
-    (`ExplorationBudget`, a conservative bandit's): from the hundredth page fetched in
-    best-first's order on, and while the pages' rewards stay within 0.3 of what that
-    order earns. Until then, and whenever tries of the barely tried have used the budget
-    up, the frontier orders as best-first with the link model's and the sections'
-    confident corrections.
+    The optimism is what takes the order away from best-first's before anything is
+    learned, so it is used only while the crawl can afford it (`ExplorationBudget`, a
+    conservative bandit's): from the hundredth page fetched in best-first's order on,
+    and while the pages' rewards stay within 0.3 of what that order earns. Until then,
+    and whenever tries of the barely tried have used the budget up, the frontier orders
+    as best-first with the link model's and the sections' confident corrections; from
+    the warmup's end on it is then patient only where the hosts' own pages show it
+    pays: for a host tried `patient_after` times whose last pages earned at least as
+    much as the ready host's. While the budget affords exploring it also waits for a
+    host barely tried, or one whose pages earned less than the ready host's but more
+    than the crawl's.
     The model learns a batch of fetches at a time; after each batch in which it
     corrects the links' own indexes (its skill above zero), the queue is re-ranked
     `rerank_budget` URLs at a time (a few hosts whole, or a slice of one that holds more
@@ -190,7 +194,8 @@ class QLearningFrontier(PriorityFrontier):
         self.host_values = host_values or SiteValues(weight=0.0)
         self.section_values = section_values or SiteValues()
         self.section_skill = section_skill or SectionSkill()
-        # the optimism and the patience only while the crawl's pages earn enough
+        # the optimism, and patience beyond what the hosts' pages show, only while the
+        # crawl's pages earn enough
         self.budget = budget or ExplorationBudget()
         self._explore(self.budget.exploring)
         # the sections' values weigh this much: the skill as of the last time every
@@ -381,12 +386,20 @@ class QLearningFrontier(PriorityFrontier):
     ) -> bool:
         """A host barely tried is not kept waiting: its first links may promise nothing
         and lead to the best pages (the optimism of `SiteValues`). Nor is any host kept
-        waiting for one whose last pages earned less than the crawl's pages do, nor while
-        the budget does not afford exploring."""
-        if not self.budget.exploring or self.host_values.tries(host) < self.patient_after:
+        waiting for one whose last pages earned less than the crawl's pages do. The
+        warmup's pages are best-first's: none waits. After them, while the budget does
+        not afford exploring, a slot waits only where the hosts' own pages show it pays,
+        for a host tried `patient_after` times whose last pages earned at least as much
+        as the ready host's."""
+        tries = self.host_values.tries
+        if self.budget.warming_up or tries(host) < self.patient_after:
             return False
         recent = self._recent_reward.get(awaited_host)
         if recent is None or recent < self.reward_rate:
+            return False
+        if not self.budget.exploring and (
+            tries(awaited_host) < self.patient_after or recent < self._recent_reward.get(host, 0.0)
+        ):
             return False
         return super()._worth_waiting(host, rank, awaited_host, awaited_rank)
 

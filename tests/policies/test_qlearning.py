@@ -809,6 +809,70 @@ def test_no_host_waits_for_one_whose_pages_earned_less_than_the_crawls() -> None
     assert frontier.waiting_for is None
 
 
+def tried_hosts_frontier(rewards: dict[str, float], budget: ExplorationBudget) -> QLearningFrontier:
+    """Hosts each tried `patient_after` times, their pages earning these rewards; then a
+    URL of the first host ranked far above five of the second's."""
+    frontier = QLearningFrontier(patient_after=3, budget=budget)
+    url_id = 100
+    for host, reward in rewards.items():
+        for _ in range(3):
+            fetched = candidate(url_id, 0.1, host=host)
+            frontier.push(fetched)
+            assert popped_id(frontier, lambda h, host=host: h == host) == url_id
+            frontier.on_fetched(fetched, reward, [])
+            url_id += 1
+    awaited, ready = list(rewards)[:2]
+    frontier.push(candidate(0, 0.8, host=awaited))
+    for url_id in range(1, 6):
+        frontier.push(candidate(url_id, 0.1, host=ready))
+    return frontier
+
+
+def spent() -> ExplorationBudget:
+    """A budget past its warmup that does not afford exploring: what the crawl earned is
+    far below what best-first's order would have."""
+    budget = ExplorationBudget(warmup=0)
+    budget.set_state([0.0, 1_000.0, 0.1, 0])
+    assert not budget.exploring
+    assert not budget.warming_up
+    return budget
+
+
+@pytest.mark.parametrize("budget", [spent, exploring], ids=["best-first", "exploring"])
+def test_a_host_waits_for_one_whose_pages_earned_more_whatever_the_budget(
+    budget: Callable[[], ExplorationBudget],
+) -> None:
+    """In best-first's order, after the warmup, as while exploring, a tried host whose
+    pages earned nothing waits for the busy host whose pages earned."""
+    frontier = tried_hosts_frontier({"rich": 0.5, "poor": 0.0}, budget())
+    assert frontier.budget.exploring == (budget is exploring)
+    assert frontier.pop(rich_is_busy, turn_comes=lambda host: True) is None
+    assert frontier.waiting_for == "rich"
+
+
+def test_no_host_waits_during_the_warmup() -> None:
+    """The warmup's pages are best-first's: every slot is filled."""
+    frontier = tried_hosts_frontier({"rich": 0.5, "poor": 0.0}, ExplorationBudget())
+    assert frontier.budget.warming_up
+    popped = [frontier.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(5)]
+    assert [c.url_id for c in popped if c is not None] == [1, 2, 3, 4, 5]
+    assert frontier.waiting_for is None
+
+
+def test_in_best_first_s_order_no_host_waits_for_one_whose_pages_earned_less() -> None:
+    """The busy host's pages earned more than the crawl's (a third host's earned
+    nothing) but less than the ready host's: while exploring the ready host waits, in
+    best-first's order it is fetched."""
+    rewards = {"rich": 0.3, "richer": 0.5, "bare": 0.0}
+    waits = tried_hosts_frontier(rewards, exploring())
+    assert waits.pop(rich_is_busy, turn_comes=lambda host: True) is None
+    fetches = tried_hosts_frontier(rewards, spent())
+    assert not fetches.budget.exploring
+    popped = [fetches.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(5)]
+    assert [c.url_id for c in popped if c is not None] == [1, 2, 3, 4, 5]
+    assert fetches.waiting_for is None
+
+
 def test_a_frontier_of_its_own_draws_the_sections_its_own_way() -> None:
     """A subclass's `section_of` names the arms its URLs are tried and learned in (as
     `bench/focus_ablations.py`'s variants draw them)."""
