@@ -54,7 +54,9 @@ the hosts' and sections' optimism weighed in by n / (n + 50 or 200) after n fetc
 `budget-0` (the budget's alpha 0.5, 0.1 or 0, not 0.3); `warmup-10` and `warmup-50`
 (exploring from the 10th or 50th page taken in best-first's order, not the 100th);
 `warmup-uncorrected` (the link model's and the sections' corrections held at zero too
-until the warmup's pages are in); `budget-patient` (patience whatever the budget);
+until the warmup's pages are in); `budget-patient` (patience whatever the budget, for
+any host whose pages earned more than the crawl's); `patient-while-exploring` (patience
+only while the budget affords exploring);
 `rerank-whole-hosts` (after a batch learned, each host chosen re-ranked whole, not a
 slice of `rerank_budget` URLs of one that holds more); `rerank-4000` (a
 `rerank_budget` of 4,000 URLs a batch, not 1,000);
@@ -483,6 +485,16 @@ class _PatientUnbudgeted(QLearningFrontier):
             return super()._worth_waiting(host, rank, awaited_host, awaited_rank)
         finally:
             self.budget.exploring = exploring
+
+
+class _PatientWhileExploring(QLearningFrontier):
+    """Patience only while the budget affords exploring: in best-first's order, the
+    warmup's pages included, every slot is filled."""
+
+    def _worth_waiting(self, host, rank, awaited_host, awaited_rank):  # type: ignore[no-untyped-def]
+        if not self.budget.exploring:
+            return False
+        return super()._worth_waiting(host, rank, awaited_host, awaited_rank)
 
 
 class _PatientExploiting(QLearningFrontier):
@@ -998,6 +1010,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "budget-0": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.0), **kw),
     "budget-patient": lambda **kw: _PatientUnbudgeted(**kw),
     "patient-exploiting": lambda **kw: _PatientExploiting(**kw),
+    "patient-while-exploring": lambda **kw: _PatientWhileExploring(**kw),
     "optimism-ramped-50": lambda **kw: _OptimismRamped(50.0, **kw),
     "optimism-ramped-200": lambda **kw: _OptimismRamped(200.0, **kw),
     "optimism-ramped-200-impatient": lambda **kw: _OptimismRamped(200.0, **{**kw, "patience": 0.0}),
