@@ -154,8 +154,8 @@ class QLearningFrontier(PriorityFrontier):
     the warmup's end on it is then patient only where the hosts' own pages show it
     pays: for a host tried `patient_after` times whose last pages earned at least as
     much as the ready host's. While the budget affords exploring it also waits for a
-    host barely tried, or one whose pages earned less than the ready host's but more
-    than the crawl's.
+    busy host barely tried, or one whose pages earned less than the ready host's but
+    more than the crawl's.
     The model learns a batch of fetches at a time; after each batch in which it
     corrects the links' own indexes (its skill above zero), the queue is re-ranked
     `rerank_budget` URLs at a time (a few hosts whole, or a slice of one that holds more
