@@ -255,9 +255,10 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]
     both = ["--ground-truth", str(truth / "compost"), str(truth / "coffee"), "--budget", "100"]
     skill = [*compost, "--budget", "100", "--repeat", "1", "--at", "1", "2"]
+    waits = ["--ground-truth", str(truth / "compost"), "--budget", "100"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
-        printed, timed_printed, heads_printed, feedback_printed, skill_printed = (
+        printed, timed_printed, heads_printed, feedback_printed, skill_printed, waits_printed = (
             subprocess.run(
                 [sys.executable, str(bench / script), *arguments],
                 capture_output=True,
@@ -270,6 +271,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
                 ("host_heads.py", heads),
                 ("topic_feedback.py", both),
                 ("link_skill.py", skill),
+                ("patience_waits.py", waits),
             )
         )
     finally:
@@ -297,6 +299,8 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     ]
     assert all("3 relevant of 3" in line for line in lines)
     check_host_heads(heads_printed, truth / "compost")
+    # the traced crawl of the tiny web reached 90% of its relevant pages too
+    assert math.isfinite(float(waits_printed.split("pages_to_90=")[1].split()[0]))
     check_topic_feedback(feedback_printed)
     check_link_skill(skill_printed)
 

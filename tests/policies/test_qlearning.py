@@ -775,15 +775,27 @@ def rich_is_busy(host: str) -> bool:
 def patient_frontier(rich_reward: float, poor_reward: float) -> QLearningFrontier:
     """A rich host and a poor one, each with a page fetched that earned these rewards;
     then a rich URL ranked far above five poor ones."""
-    frontier = QLearningFrontier(patient_after=3, budget=exploring())
-    for url_id, host, reward in ((100, "rich", rich_reward), (101, "poor", poor_reward)):
-        fetched = candidate(url_id, 0.1, host=host)
-        frontier.push(fetched)
-        assert popped_id(frontier, lambda h, host=host: h == host) == fetched.url_id
-        frontier.on_fetched(fetched, reward, [])
-    frontier.push(candidate(0, 0.8, host="rich"))
+    return tried_hosts_frontier({"rich": rich_reward, "poor": poor_reward}, exploring(), 1)
+
+
+def tried_hosts_frontier(
+    rewards: dict[str, float], budget: ExplorationBudget, tries: int = 3
+) -> QLearningFrontier:
+    """Hosts each tried `tries` times (`patient_after` is 3), their pages earning these
+    rewards; then a URL of the first host ranked far above five of the second's."""
+    frontier = QLearningFrontier(patient_after=3, budget=budget)
+    url_id = 100
+    for host, reward in rewards.items():
+        for _ in range(tries):
+            fetched = candidate(url_id, 0.1, host=host)
+            frontier.push(fetched)
+            assert popped_id(frontier, lambda h, host=host: h == host) == url_id
+            frontier.on_fetched(fetched, reward, [])
+            url_id += 1
+    awaited, ready = list(rewards)[:2]
+    frontier.push(candidate(0, 0.8, host=awaited))
     for url_id in range(1, 6):
-        frontier.push(candidate(url_id, 0.1, host="poor"))
+        frontier.push(candidate(url_id, 0.1, host=ready))
     return frontier
 
 
@@ -807,25 +819,6 @@ def test_no_host_waits_for_one_whose_pages_earned_less_than_the_crawls() -> None
     popped = [frontier.pop(rich_is_busy, turn_comes=lambda host: True) for _ in range(5)]
     assert [c.url_id for c in popped if c is not None] == [1, 2, 3, 4, 5]
     assert frontier.waiting_for is None
-
-
-def tried_hosts_frontier(rewards: dict[str, float], budget: ExplorationBudget) -> QLearningFrontier:
-    """Hosts each tried `patient_after` times, their pages earning these rewards; then a
-    URL of the first host ranked far above five of the second's."""
-    frontier = QLearningFrontier(patient_after=3, budget=budget)
-    url_id = 100
-    for host, reward in rewards.items():
-        for _ in range(3):
-            fetched = candidate(url_id, 0.1, host=host)
-            frontier.push(fetched)
-            assert popped_id(frontier, lambda h, host=host: h == host) == url_id
-            frontier.on_fetched(fetched, reward, [])
-            url_id += 1
-    awaited, ready = list(rewards)[:2]
-    frontier.push(candidate(0, 0.8, host=awaited))
-    for url_id in range(1, 6):
-        frontier.push(candidate(url_id, 0.1, host=ready))
-    return frontier
 
 
 def spent() -> ExplorationBudget:
