@@ -50,8 +50,8 @@ links': Diebold and Mariano's test, z of 2); `optimism-0.03` (the hosts' and sec
 optimism 0.03, not 0.1); `unbudgeted` (the optimism and patience from the first page,
 with no exploration budget); `optimism-ramped-50` and `optimism-ramped-200` (no budget;
 the hosts' and sections' optimism weighed in by n / (n + 50 or 200) after n fetches),
-`optimism-ramped-200-impatient` (and patience 0); `budget-0.5`, `budget-0.1` and
-`budget-0` (the budget's alpha 0.5, 0.1 or 0, not 0.3); `warmup-10` and `warmup-50`
+`optimism-ramped-200-impatient` (and patience 0); `budget-0.5`, `budget-0.3` and
+`budget-0` (the budget's alpha 0.5, 0.3 or 0, not 0.1); `warmup-10` and `warmup-50`
 (exploring from the 10th or 50th page taken in best-first's order, not the 100th);
 `warmup-uncorrected` (the link model's and the sections' corrections held at zero too
 until the warmup's pages are in); `budget-patient` (patience whatever the budget, for
@@ -66,7 +66,10 @@ the warmup); `optimism-by-mean` and
 bounded as a variance-aware bound is: sqrt(2 m c / (1 + n)) + c / (1 + n) for a mean m
 of the arm's rewards, optimism c and n tries); `predicted-baseline` (the budget's
 baseline predicted at each page taken from the best score queued, scaled by what
-best-first's choices earned against it); `baseline-choice` (while the budget affords
+best-first's choices earned against it); `baseline-running-mean` (the budget's
+baseline counted at its rate, the running mean of the pages taken not exploring, on
+those pages too, not at their own rewards; alpha 0.3) and `baseline-running-mean-0.1`
+(alpha 0.1); `baseline-choice` (while the budget affords
 exploring, each pop first finds best-first's choice and puts it back: best-first's own
 pages, taken while exploring, count as the baseline's); `explores-poor-slots` (and
 best-first's choice is taken when it ranks at least `patience` times the best link
@@ -648,10 +651,19 @@ class _PredictedBaselineBudget(ExplorationBudget):
         )
         return super().fetched(url_id, reward)
 
-    def _baseline_reward(self) -> float:
+    def _baseline_reward(self, reward: float, *, own: bool) -> float:
         if self._predicted_now is None:
-            return super()._baseline_reward()
+            return super()._baseline_reward(reward, own=own)
         return self._predicted_now
+
+
+class _RunningMeanBudget(ExplorationBudget):
+    """Every page counts in the budget's baseline at the baseline's rate, the running
+    mean of the pages taken while not exploring, the baseline's own pages too: a rate
+    that lags a crawl's falling rewards."""
+
+    def _baseline_reward(self, reward: float, *, own: bool) -> float:
+        return self.baseline_rate
 
 
 class _PredictedBaseline(QLearningFrontier):
@@ -1000,12 +1012,18 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     ),
     "unbudgeted": lambda **kw: QLearningFrontier(budget=_unbudgeted(), **kw),
     "budget-0.5": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.5), **kw),
-    "budget-0.1": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.1), **kw),
+    "budget-0.3": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.3), **kw),
     "warmup-50": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=50), **kw),
     "warmup-10": lambda **kw: QLearningFrontier(budget=ExplorationBudget(warmup=10), **kw),
     "warmup-uncorrected": lambda **kw: _UncorrectedWarmup(**kw),
     "predicted-baseline": lambda **kw: _PredictedBaseline(**kw),
     "baseline-choice": lambda **kw: _BaselineChoice(**kw),
+    "baseline-running-mean": lambda **kw: QLearningFrontier(
+        budget=_RunningMeanBudget(alpha=0.3), **kw
+    ),
+    "baseline-running-mean-0.1": lambda **kw: QLearningFrontier(
+        budget=_RunningMeanBudget(alpha=0.1), **kw
+    ),
     "explores-poor-slots": lambda **kw: _ExploresPoorSlots(**kw),
     "budget-0": lambda **kw: QLearningFrontier(budget=ExplorationBudget(alpha=0.0), **kw),
     "budget-patient": lambda **kw: _PatientUnbudgeted(**kw),

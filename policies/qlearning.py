@@ -148,7 +148,7 @@ class QLearningFrontier(PriorityFrontier):
     The optimism is what takes the order away from best-first's before anything is
     learned, so it is used only while the crawl can afford it (`ExplorationBudget`, a
     conservative bandit's): from the hundredth page fetched in best-first's order on,
-    and while the pages' rewards stay within 0.3 of what that order earns. Until then,
+    and while the pages' rewards stay within 0.1 of what that order earns. Until then,
     and whenever tries of the barely tried have used the budget up, the frontier orders
     as best-first with the link model's and the sections' confident corrections; from
     the warmup's end on it is then patient only where the hosts' own pages show it

@@ -418,6 +418,34 @@ def exploring() -> ExplorationBudget:
     return ExplorationBudget(alpha=1.0, warmup=0)
 
 
+def test_the_budget_affords_exploring_again_as_soon_as_best_first_pages_make_up_for_it() -> None:
+    """A page taken not exploring is the baseline's own: it adds its reward to both
+    sums, and the shortfall of the tries is made up by alpha of it, however far the
+    crawl's rewards fell. (Counted at the running mean of such pages, which lags a
+    tenfold fall, each added more to the baseline than it earned, for 553 pages.)"""
+    budget = ExplorationBudget(alpha=0.3, warmup=10)
+    url_ids = iter(range(1_000))
+
+    def fetch(reward: float) -> bool:
+        url_id = next(url_ids)
+        budget.taken(url_id)
+        return budget.fetched(url_id, reward)
+
+    for _ in range(10):
+        fetch(0.1)
+    tries = 0
+    while budget.exploring:  # tries that earn nothing
+        fetch(0.0)
+        tries += 1
+    assert tries == 5  # 1.0 earned against 0.7 of a baseline of 1.5
+    # best-first's pages now earn a tenth as much: 1.0 + 0.01 m >= 0.7 (1.5 + 0.01 m)
+    pages = 0
+    while not budget.exploring and pages < 1_000:
+        fetch(0.01)
+        pages += 1
+    assert pages == 17
+
+
 def test_a_host_whose_first_links_promise_nothing_is_still_tried() -> None:
     learned, greedy = QLearningFrontier(budget=exploring()), BestFirst()
     for frontier in (learned, greedy):
