@@ -249,16 +249,25 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     variants += ["baseline-choice", "explores-poor-slots", "warmup-uncorrected"]
     variants += ["sections-by-directory", "sections-two-segments", "sections-by-directory-pooled"]
     variants += ["ungated-section-optimism", "skill-by-ranking", "ridge", "ridge-by-ranking"]
-    variants += ["ridge-confident", "patient-while-exploring"]
+    variants += ["ridge-confident", "patient-while-exploring", "baseline-running-mean"]
     ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]
     both = ["--ground-truth", str(truth / "compost"), str(truth / "coffee"), "--budget", "100"]
     skill = [*compost, "--budget", "100", "--repeat", "1", "--at", "1", "2"]
     waits = ["--ground-truth", str(truth / "compost"), "--budget", "100"]
+    turns = [*waits, "--every", "1"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
-        printed, timed_printed, heads_printed, feedback_printed, skill_printed, waits_printed = (
+        (
+            printed,
+            timed_printed,
+            heads_printed,
+            feedback_printed,
+            skill_printed,
+            waits_printed,
+            turns_printed,
+        ) = (
             subprocess.run(
                 [sys.executable, str(bench / script), *arguments],
                 capture_output=True,
@@ -272,6 +281,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
                 ("topic_feedback.py", both),
                 ("link_skill.py", skill),
                 ("patience_waits.py", waits),
+                ("budget_turns.py", turns),
             )
         )
     finally:
@@ -303,6 +313,20 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     assert math.isfinite(float(waits_printed.split("pages_to_90=")[1].split()[0]))
     check_topic_feedback(feedback_printed)
     check_link_skill(skill_printed)
+    check_budget_turns(turns_printed)
+
+
+def check_budget_turns(printed: str) -> None:
+    """A row for each page learned from; the tiny web ends within the warmup, so the
+    budget never affords exploring, and every page, taken not exploring, is the
+    baseline's own: the baseline is counted to have earned what the crawl earned."""
+    rows = [line.split() for line in printed.split("pages not exploring\n", 1)[1].splitlines()]
+    assert [int(row[0]) for row in rows] == list(range(1, len(rows) + 1))
+    assert len(rows) >= 5
+    assert all(row[1] == "False" for row in rows)  # no "turned" column: it never turned
+    assert all(row[2] == row[3] for row in rows)  # earned, baseline
+    assert float(rows[-1][2]) > 0
+    assert [int(row[-1]) for row in rows] == [int(row[0]) for row in rows]
 
 
 def check_link_skill(printed: str) -> None:
