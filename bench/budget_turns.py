@@ -14,16 +14,13 @@ short of (1 - alpha) of the baseline's.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from focus_ablations import VARIANTS
+from patience_waits import crawl_parser, crawl_traced
 
-from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus
-from policies import PriorityFrontier, register_frontier_policy
+from policies import PriorityFrontier
 from policies.qlearning import QLearningFrontier
 
 ROWS: list[tuple[int, bool, bool, float, float, float, int]] = []
@@ -55,26 +52,12 @@ def traced(make: Any, every: int) -> Any:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--ground-truth", type=Path, required=True)
-    parser.add_argument("--budget", type=int, default=1200)
-    parser.add_argument("--per-host-concurrency", type=int, default=4)
-    parser.add_argument("--variant", choices=list(VARIANTS), default="qlearning")
+    parser = crawl_parser(__doc__, 1200)
     parser.add_argument("--every", type=int, default=100)
     args = parser.parse_args()
     if args.every < 1:
         parser.error(f"--every must be at least 1, not {args.every}")
-    register_frontier_policy("traced", traced(VARIANTS[args.variant], args.every))
-    web = TruthWeb.read(args.ground_truth, None)
-    await check_served(web)
-    settings = CrawlSettings(args.budget, per_host_concurrency=args.per_host_concurrency)
-    with tempfile.TemporaryDirectory(prefix="budget-turns-") as scratch:
-        order = await crawl_order(web, "traced", settings, Path(scratch))
-    report = focus(web.truth_of(order, args.budget), web, args.budget)
-    print(" ".join(f"{k}={v:.3f}" for k, v in report.items() if k.startswith(("recall", "pages"))))
-    print(f"relevant pages by host: {web.relevant_by_host()}")
-    spent = web.pages_by_host(order, args.budget)
-    print(f"pages fetched by host: { {host: n for host, (n, _) in spent.items()} }")
+    await crawl_traced(args, traced(VARIANTS[args.variant], args.every))
     print("learned  turned  exploring  earned  baseline  rate  pages not exploring")
     for learned, turned, exploring, earned, baseline, rate, pages in ROWS:
         mark = "turned" if turned else ""

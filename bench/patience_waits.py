@@ -74,24 +74,36 @@ def traced(make: Any) -> Any:
     return factory
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def crawl_parser(description: str | None, budget: int) -> argparse.ArgumentParser:
+    """The arguments of a traced crawl: its web, its pages, its requests a host and the
+    variant of qlearning it traces."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--ground-truth", type=Path, required=True)
-    parser.add_argument("--budget", type=int, default=1500)
+    parser.add_argument("--budget", type=int, default=budget)
     parser.add_argument("--per-host-concurrency", type=int, default=4)
     parser.add_argument("--variant", choices=list(VARIANTS), default="qlearning")
-    args = parser.parse_args()
-    register_frontier_policy("traced", traced(VARIANTS[args.variant]))
+    return parser
+
+
+async def crawl_traced(args: argparse.Namespace, factory: Any) -> None:
+    """One crawl of the ground-truth web by the frontiers `factory` makes; prints its
+    recall and its pages by host."""
+    register_frontier_policy("traced", factory)
     web = TruthWeb.read(args.ground_truth, None)
     await check_served(web)
     settings = CrawlSettings(args.budget, per_host_concurrency=args.per_host_concurrency)
-    with tempfile.TemporaryDirectory(prefix="patience-waits-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="traced-crawl-") as scratch:
         order = await crawl_order(web, "traced", settings, Path(scratch))
     report = focus(web.truth_of(order, args.budget), web, args.budget)
     print(" ".join(f"{k}={v:.3f}" for k, v in report.items() if k.startswith(("recall", "pages"))))
     print(f"relevant pages by host: {web.relevant_by_host()}")
     spent = web.pages_by_host(order, args.budget)
     print(f"pages fetched by host: { {host: n for host, (n, _) in spent.items()} }")
+
+
+async def main() -> None:
+    args = crawl_parser(__doc__, 1500).parse_args()
+    await crawl_traced(args, traced(VARIANTS[args.variant]))
     for verdict, count in VERDICTS.most_common():
         print(f"{count:6d} {verdict}")
 

@@ -3,6 +3,7 @@ and the live frontier policy."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import tarfile
 from collections.abc import Callable
@@ -418,18 +419,25 @@ def exploring() -> ExplorationBudget:
     return ExplorationBudget(alpha=1.0, warmup=0)
 
 
+def fetching(budget: ExplorationBudget) -> Callable[[float], bool]:
+    """Take a URL of its own and count its page's reward: whether the budget turned."""
+    url_ids = itertools.count()
+
+    def fetch(reward: float) -> bool:
+        url_id = next(url_ids)
+        budget.taken(url_id)
+        return budget.fetched(url_id, reward)
+
+    return fetch
+
+
 def test_the_budget_affords_exploring_again_as_soon_as_best_first_pages_make_up_for_it() -> None:
     """A page taken not exploring is the baseline's own: it adds its reward to both
     sums, and the shortfall of the tries is made up by alpha of it, however far the
     crawl's rewards fell. (Counted at the running mean of such pages, which lags a
     tenfold fall, each added more to the baseline than it earned, for 553 pages.)"""
     budget = ExplorationBudget(alpha=0.3, warmup=10)
-    url_ids = iter(range(1_000))
-
-    def fetch(reward: float) -> bool:
-        url_id = next(url_ids)
-        budget.taken(url_id)
-        return budget.fetched(url_id, reward)
+    fetch = fetching(budget)
 
     for _ in range(10):
         fetch(0.1)
@@ -491,12 +499,7 @@ def test_before_its_budget_affords_exploring_qlearning_orders_as_best_first() ->
 
 def test_the_budget_stops_exploring_when_its_tries_earn_less_and_starts_when_pages_earn() -> None:
     budget = ExplorationBudget(alpha=0.3, warmup=10)
-    url_ids = iter(range(1_000))
-
-    def fetch(reward: float) -> bool:
-        url_id = next(url_ids)
-        budget.taken(url_id)
-        return budget.fetched(url_id, reward)
+    fetch = fetching(budget)
 
     assert not budget.exploring
     turns = [fetch(0.1) for _ in range(10)]  # best-first's pages earn 0.1 each
@@ -517,7 +520,7 @@ def test_the_budget_stops_exploring_when_its_tries_earn_less_and_starts_when_pag
     assert restored.get_state() == budget.get_state()
     assert restored.exploring
     fetch(0.1)
-    url_id = next(url_ids)
+    url_id = 1_000_000  # none of fetch's
     budget.taken(url_id)
     budget.forget(url_id)  # a URL that will not be learned from counts in neither sum
     assert budget.fetched(url_id, 1.0) is False
