@@ -435,7 +435,7 @@ def test_the_budget_affords_exploring_again_as_soon_as_best_first_pages_make_up_
     """A page taken not exploring is the baseline's own: it adds its reward to both
     sums, and the shortfall of the tries is made up by alpha of it, however far the
     crawl's rewards fell. (Counted at the running mean of such pages, which lags a
-    tenfold fall, each added more to the baseline than it earned, for 553 pages.)"""
+    tenfold fall, each added more to the baseline than it earned.)"""
     budget = ExplorationBudget(alpha=0.3, warmup=10)
     fetch = fetching(budget)
 
