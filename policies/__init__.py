@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         spec,
     )
     from policies.relevance import NotFittedError, TermCounter, TopicScorer
-    from policies.terms import url_words
+    from policies.terms import link_text, url_words
 
 _MODULES = {
     "ephemeral": ("Source", "simulate", "whittle_index", "whittle_indices"),
@@ -48,7 +48,7 @@ _MODULES = {
         "spec",
     ),
     "relevance": ("NotFittedError", "TermCounter", "TopicScorer"),
-    "terms": ("url_words",),
+    "terms": ("link_text", "url_words"),
 }
 _MODULE_OF = {name: module for module, members in _MODULES.items() for name in members}
 
@@ -67,6 +67,7 @@ __all__ = [
     "TermCounter",
     "TopicScorer",
     "frontier_policy_names",
+    "link_text",
     "make",
     "make_frontier_policy",
     "make_pool_policy",

@@ -58,6 +58,10 @@ ENGLISH_STOP_WORDS = frozenset(
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # the vectorizer's token pattern
 _URL_WORDS = re.compile(r"[A-Za-z]{2,}")
+# a word of two parts or more: camelCase ("dateTime", "HTTPServer") or joined by
+# underscores ("read_csv")
+_IDENTIFIER = re.compile(r"\b(?=\w*(?:[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z0-9]_[A-Za-z]))\w+")
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 # ASCII characters outside \w become spaces; the rest (bytes of UTF-8 too) stay
 _ASCII_NON_WORD = bytes(
     byte if chr(byte).isalnum() or byte == ord("_") or byte >= 128 else ord(" ")
@@ -72,6 +76,19 @@ def url_words(url: str) -> str:
     rest = url.split("://", 1)[-1]
     path = rest.split("/", 1)[1] if "/" in rest else ""
     return " ".join(_URL_WORDS.findall(path))
+
+
+def link_text(anchor: str, url: str) -> str:
+    """The text a link is scored by: its anchor and its URL's words, and the words of
+    the identifiers among them. An API's index links a class or function by its name
+    (Javadoc's "SimpleDateFormat", `read_csv`), one token to the vectorizer, which no
+    topic names: split, "simple date format" says what the page is about. The whole
+    identifier is kept too, as the relevant pages' words of the expanded topic hold it."""
+    text = f"{anchor} {url_words(url)}"
+    parts = [
+        " ".join(_IDENTIFIER_PART.findall(identifier)) for identifier in _IDENTIFIER.findall(text)
+    ]
+    return f"{text} {' '.join(parts)}" if parts else text
 
 
 @dataclass(frozen=True, slots=True)

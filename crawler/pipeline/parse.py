@@ -24,7 +24,7 @@ from yarl import URL
 from crawler.errors import ContentError
 from crawler.net.scope import LinkScope
 from crawler.net.urls import BadUrlError, LinkResolver, canonicalize, host_key
-from policies.terms import TermCounts, TermHasher, url_words
+from policies.terms import TermCounts, TermHasher, link_text
 
 MAX_LINKS = 5_000  # links kept from one page
 MAX_TEXT_CHARS = 200_000  # text kept from one page
@@ -167,7 +167,7 @@ def analyze(
     counts = counter.count(
         [
             f"{title or ''} {text}",
-            *(f"{link.anchor} {url_words(link.url)}" for link in link_list),
+            *(link_text(link.anchor, link.url) for link in link_list),
             *(link.around for link in link_list),
         ]
     )

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.preprocessing import normalize
 
-from policies import NotFittedError, TopicScorer, url_words
+from policies import NotFittedError, TopicScorer, link_text, url_words
 
 SOLAR = "Solar panels turn sunlight into energy; a rooftop photovoltaic array and inverter."
 COOKING = "Whisk the flour and butter, then bake the dough in a hot oven for dinner."
@@ -141,6 +141,31 @@ def test_url_words_takes_path_and_query_words_not_the_host() -> None:
         "solar panels guide html inverter"
     )
     assert url_words("http://solar.example/") == ""
+
+
+def test_a_links_text_holds_the_words_of_the_identifiers_in_its_anchor_and_url() -> None:
+    assert link_text("SimpleDateFormat", "http://docs.example/java/text/SimpleDateFormat.html") == (
+        "SimpleDateFormat java text SimpleDateFormat html Simple Date Format Simple Date Format"
+    )
+    assert link_text("pandas.read_csv", "http://docs.example/api/") == (
+        "pandas.read_csv api read csv"
+    )
+    assert link_text("HTTPServer", "http://docs.example/") == "HTTPServer  HTTP Server"
+    # plain words and single words are left as they are
+    assert link_text("Getting started", "http://docs.example/tutorial/index.html") == (
+        "Getting started tutorial index html"
+    )
+    assert link_text("Calendar", "http://docs.example/") == "Calendar "
+
+
+def test_a_link_named_by_an_identifier_is_estimated_by_its_words() -> None:
+    scorer = TopicScorer().fit(["date time zone calendar"])
+    by_name = scorer.counter_.count(
+        ["DateTimeZone", link_text("DateTimeZone", "http://d.example/")]
+    )
+    plain, split = scorer.estimate_links(by_name, parent_relevance=0.0)
+    assert plain == 0.0  # one token the topic does not hold
+    assert split > 0.3
 
 
 def test_counting_no_texts_gives_an_empty_matrix() -> None:
