@@ -257,6 +257,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     skill = [*compost, "--budget", "100", "--repeat", "1", "--at", "1", "2"]
     waits = ["--ground-truth", str(truth / "compost"), "--budget", "100"]
     turns = [*waits, "--every", "1"]
+    late = [*waits, "--best-first"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
         (
@@ -267,6 +268,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
             skill_printed,
             waits_printed,
             turns_printed,
+            late_printed,
         ) = (
             subprocess.run(
                 [sys.executable, str(bench / script), *arguments],
@@ -282,6 +284,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
                 ("link_skill.py", skill),
                 ("patience_waits.py", waits),
                 ("budget_turns.py", turns),
+                ("late_relevant.py", late),
             )
         )
     finally:
@@ -314,6 +317,19 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     check_topic_feedback(feedback_printed)
     check_link_skill(skill_printed)
     check_budget_turns(turns_printed)
+    check_late_relevant(late_printed)
+
+
+def check_late_relevant(printed: str) -> None:
+    """Each of the tiny web's 3 relevant pages, in the order fetched, each fetched after
+    a page linking to it was (a seed needs none)."""
+    lines = printed.splitlines()
+    assert lines[0] == "3 relevant pages, 100 pages crawled (best-first)"
+    rows = [line.split() for line in lines[2:]]
+    assert [int(row[0]) for row in rows] == [1, 2, 3]
+    fetched = [int(row[1]) for row in rows]
+    assert fetched == sorted(fetched) and fetched[-1] <= 100
+    assert all(row[2] == "-" or int(row[2]) < int(row[1]) for row in rows)
 
 
 def check_budget_turns(printed: str) -> None:
