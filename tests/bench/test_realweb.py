@@ -328,7 +328,8 @@ def check_late_relevant(printed: str) -> None:
     rows = [line.split() for line in lines[2:]]
     assert [int(row[0]) for row in rows] == [1, 2, 3]
     fetched = [int(row[1]) for row in rows]
-    assert fetched == sorted(fetched) and fetched[-1] <= 100
+    assert fetched == sorted(fetched)
+    assert fetched[-1] <= 100
     assert all(row[2] == "-" or int(row[2]) < int(row[1]) for row in rows)
 
 

@@ -148,10 +148,11 @@ def test_a_links_text_holds_the_words_of_the_identifiers_in_its_anchor_and_url()
         "SimpleDateFormat java text SimpleDateFormat html Simple Date Format Simple Date Format"
     )
     assert link_text("pandas.read_csv", "http://docs.example/api/") == (
-        "pandas.read_csv api read csv"
+        "pandas.read_csv api pandas read csv"
     )
     assert link_text("HTTPServer", "http://docs.example/") == "HTTPServer  HTTP Server"
-    # plain words and single words are left as they are
+    # plain words, single words and capitals are left as they are
+    assert link_text("HTTP API", "http://docs.example/") == "HTTP API "
     assert link_text("Getting started", "http://docs.example/tutorial/index.html") == (
         "Getting started tutorial index html"
     )
