@@ -104,8 +104,14 @@ async def _crawl_malformed(answers: dict[str, bytes]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         db_url = f"sqlite+aiosqlite:///{Path(folder) / 'crawl.db'}"
         try:
+            # a 429 or 503 doubles the host's backoff: capped, lest a few add up to a minute
             summary = await crawl(
-                db_url, [base], total_timeout=1.0, robots_retry=0.05, max_retries=1
+                db_url,
+                [base],
+                total_timeout=1.0,
+                robots_retry=0.05,
+                max_retries=1,
+                max_backoff=0.2,
             )
         finally:
             server.close()
