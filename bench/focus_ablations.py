@@ -10,7 +10,8 @@ shrinkage); `immediate` (gamma 0: the reward alone, no revealed children); `no-w
 (the link described by its host, depth and parent's relevance only); `impatient`
 (patience 0: every slot filled); `waits-untried` (a host barely tried may wait too);
 `unsectioned` (the sections of a host not valued, a host by its pages' mean reward and
-its optimism); `surprise` (a section valued by what its pages earned beyond their links'
+its optimism); `hosts-mean-unskilled` (a host's mean reward counted too, weighed by one
+less the sections' skill); `surprise` (a section valued by what its pages earned beyond their links'
 estimates, not by their rewards); `surprise-fitted` (beyond the reward a least-squares
 line over the crawl's fetches expects of their estimates); `sections-prior-20` (a
 section's mean reward shrunk by n / (n + 20), not n / (n + 5)); `sections-ramped` (a
@@ -253,6 +254,20 @@ class _FullWeight(QLearningFrontier):
 
     def _weigh_sections(self) -> None:
         pass
+
+
+class _HostsMeanUnskilled(QLearningFrontier):
+    """A host's mean reward weighed in where the sections' are not: by one less the
+    sections' weight (their skill), so that where the sections tell nothing a host whose
+    pages earn nothing still loses its place."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(host_values=SiteValues(), **kw)
+
+    def host_bonus(self, host: str) -> float:
+        values = self.host_values
+        mean = values.weight * values.mean(host)
+        return values.index(host) - self.section_weight * mean
 
 
 class _Surprised(_FullWeight):
@@ -1032,6 +1047,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "optimism-ramped-50": lambda **kw: _OptimismRamped(50.0, **kw),
     "optimism-ramped-200": lambda **kw: _OptimismRamped(200.0, **kw),
     "optimism-ramped-200-impatient": lambda **kw: _OptimismRamped(200.0, **{**kw, "patience": 0.0}),
+    "hosts-mean-unskilled": lambda **kw: _HostsMeanUnskilled(**kw),
     "unsectioned": lambda **kw: QLearningFrontier(
         host_values=SiteValues(), section_values=SiteValues(optimism=0.0, weight=0.0), **kw
     ),
