@@ -265,6 +265,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     variants += ["sections-by-directory", "sections-two-segments", "sections-by-directory-pooled"]
     variants += ["ungated-section-optimism", "skill-by-ranking", "ridge", "ridge-by-ranking"]
     variants += ["ridge-confident", "patient-while-exploring", "baseline-running-mean"]
+    variants += ["hosts-mean-unskilled"]
     ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]
