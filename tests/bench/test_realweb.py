@@ -2,7 +2,8 @@
 configure` and `bench/realweb/ground_truth.py` run as scripts on real files; the ground
 truth is read by the crawler's readers; and, where nginx is installed, the crawler's
 crawl of what nginx serves finds the pages the ground truth lists, and only those, and
-`bench/focus_ablations.py` and `bench/patience_time.py` run their crawls on it."""
+`bench/focus_ablations.py`, `bench/clairvoyant.py` and `bench/patience_time.py` run their
+crawls on it."""
 
 from __future__ import annotations
 
@@ -274,6 +275,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     waits = ["--ground-truth", str(truth / "compost"), "--budget", "100"]
     turns = [*waits, "--every", "1"]
     late = [*waits, "--best-first"]
+    oracle = [*waits, "--repeat", "1"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
         (
@@ -284,6 +286,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
             waits_printed,
             turns_printed,
             late_printed,
+            oracle_printed,
         ) = run_at_once(
             [sys.executable, str(bench / script), *arguments]
             for script, arguments in (
@@ -294,6 +297,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
                 ("patience_waits.py", waits),
                 ("budget_turns.py", turns),
                 ("late_relevant.py", late),
+                ("clairvoyant.py", oracle),
             )
         )
         # alone, as its crawls are timed
@@ -329,6 +333,25 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     check_link_skill(skill_printed)
     check_budget_turns(turns_printed)
     check_late_relevant(late_printed)
+    check_clairvoyant(oracle_printed, truth / "compost")
+
+
+def check_clairvoyant(printed: str, truth: Path) -> None:
+    """A crawl of each order, then each one's pages to 90% and recall: the tiny web's
+    crawls all reach 90%, and the orders that know each page's relevance take its
+    relevant pages no later than best-first does."""
+    lines = printed.splitlines()
+    policies = ["best-first", "clairvoyant", "clairvoyant-patient"]
+    assert [line.split(":")[0] for line in lines[:3]] == [f"run 0 {p}" for p in policies]
+    pages = rows(truth / "pages.tsv")
+    threshold = float((truth / "threshold.txt").read_text())
+    relevant = sum(float(relevance) >= threshold for _, relevance in pages)
+    assert lines[3] == f"compost: {relevant} relevant pages"
+    summary = [line.split() for line in lines[4:]]
+    assert [row[0] for row in summary] == policies
+    reached = {row[0]: int(row[4]) for row in summary}  # "pages to 90%: N (N)"
+    assert reached["clairvoyant"] <= reached["best-first"]
+    assert reached["clairvoyant-patient"] <= reached["best-first"]
 
 
 def check_late_relevant(printed: str) -> None:

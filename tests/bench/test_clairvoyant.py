@@ -1,0 +1,33 @@
+"""The clairvoyant frontier of `bench/clairvoyant.py` ranks a queued URL by its page's true
+relevance, not by its link's score; its crawls of what nginx serves are run in
+`tests/bench/test_realweb.py`."""
+
+from __future__ import annotations
+
+from policies.frontier import Candidate
+from tests.bench.scripts import load_script
+
+clairvoyant = load_script("clairvoyant.py")
+
+
+def test_it_takes_the_truly_relevant_page_first_whatever_its_link_promised() -> None:
+    truth = {"http://a/relevant": 0.4, "http://a/promising": 0.01, "http://b/other": 0.2}
+    frontier = clairvoyant.Clairvoyant(truth)
+    frontier.push(Candidate(1, "http://a/promising", "a", 1, 0.9))
+    frontier.push(Candidate(2, "http://a/relevant", "a", 1, 0.0))
+    frontier.push(Candidate(3, "http://b/other", "b", 1, 0.5))
+    frontier.push(Candidate(4, "http://b/unknown", "b", 1, 0.8))  # not in the truth: 0
+    taken = []
+    while (candidate := frontier.pop(lambda host: True)) is not None:
+        taken.append(candidate.url_id)
+    assert taken == [2, 3, 1, 4]
+
+
+def test_the_median_of_pages_to_90_says_when_most_crawls_did_not_reach_it() -> None:
+    inf = float("inf")
+    assert clairvoyant.pages_to_90([{"pages_to_90": v} for v in (900, 120, 1500)]) == (
+        "900 (120, 900, 1,500)"
+    )
+    assert clairvoyant.pages_to_90([{"pages_to_90": v} for v in (inf, 120, inf)]) == (
+        "not reached (120, none, none)"
+    )
