@@ -11,8 +11,8 @@ cosine), as a link model that predicts a link's page without error would;
 than twice as high as the best ready one. Neither knows what lies beyond the queue: a
 relevant page linked only from pages that are not relevant is reached as late as the
 order reaches its parents. Where even they need more than half of best-first's pages to
-reach 90% recall, a frontier that learns to predict its links' pages cannot meet that
-target; what is left is to predict, from a link, the pages beyond it.
+reach 90% recall, ranking a link by its page alone, however well predicted, does not
+meet that target; what is left is to value, from a link, the pages beyond it.
 """
 
 from __future__ import annotations
