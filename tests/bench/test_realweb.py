@@ -133,6 +133,12 @@ def rows(path: Path) -> list[list[str]]:
     return [line.split("\t") for line in path.read_text().splitlines()[1:]]
 
 
+def relevant_pages(truth: Path) -> int:
+    """How many of a ground truth's pages are relevant, by its threshold."""
+    threshold = float((truth / "threshold.txt").read_text())
+    return sum(float(relevance) >= threshold for _, relevance in rows(truth / "pages.tsv"))
+
+
 def test_the_ground_truth_lists_the_pages_a_server_would_serve_from_the_seeds(
     web: tuple[Path, Path, int],
 ) -> None:
@@ -343,10 +349,7 @@ def check_clairvoyant(printed: str, truth: Path) -> None:
     lines = printed.splitlines()
     policies = ["best-first", "clairvoyant", "clairvoyant-patient"]
     assert [line.split(":")[0] for line in lines[:3]] == [f"run 0 {p}" for p in policies]
-    pages = rows(truth / "pages.tsv")
-    threshold = float((truth / "threshold.txt").read_text())
-    relevant = sum(float(relevance) >= threshold for _, relevance in pages)
-    assert lines[3] == f"compost: {relevant} relevant pages"
+    assert lines[3] == f"compost: {relevant_pages(truth)} relevant pages"
     summary = [line.split() for line in lines[4:]]
     assert [row[0] for row in summary] == policies
     reached = {row[0]: int(row[4]) for row in summary}  # "pages to 90%: N (N)"
@@ -433,8 +436,7 @@ def check_host_heads(printed: str, truth: Path) -> None:
         rank, own, section, host = (float(head[i]) for i in (2, 5, 8, 11))
         assert rank == pytest.approx(own + section + host, abs=2e-4)
     pages = rows(truth / "pages.tsv")
-    threshold = float((truth / "threshold.txt").read_text())
-    relevant = sum(float(relevance) >= threshold for _, relevance in pages)
+    relevant = relevant_pages(truth)
     found = next(line for line in lines if line.startswith("found "))
     assert found == f"found {relevant} of {relevant} relevant pages"  # the whole tiny web
     hosts = [line.split() for line in lines[lines.index(found) + 1 :]]
