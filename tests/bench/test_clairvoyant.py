@@ -4,6 +4,10 @@ relevance, not by its link's score; its crawls of what nginx serves are run in
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from policies.frontier import Candidate
 from tests.bench.scripts import load_script
 
@@ -31,3 +35,23 @@ def test_the_median_of_pages_to_90_says_when_most_crawls_did_not_reach_it() -> N
     assert clairvoyant.pages_to_90([{"pages_to_90": v} for v in (inf, 120, inf)]) == (
         "not reached (120, none, none)"
     )
+
+
+def test_lookahead_adds_half_the_best_linked_page_to_a_page_of_its_own(tmp_path: Path) -> None:
+    (tmp_path / "pages.tsv").write_text(
+        "url\trelevance\nhttp://a/\t0.0\nhttp://a/hub\t0.02\nhttp://a/x\t0.4\nhttp://a/y\t0.1\n"
+    )
+    (tmp_path / "links.tsv").write_text(
+        "src\tdst\nhttp://a/\thttp://a/hub\nhttp://a/\thttp://a/y\n"
+        "http://a/hub\thttp://a/x\nhttp://a/hub\thttp://a/y\nhttp://a/hub\thttp://a/gone\n"
+    )
+    (tmp_path / "seeds.txt").write_text("http://a/\n")
+    values = clairvoyant.lookahead_values(tmp_path)
+    assert values == pytest.approx(
+        {"http://a/": 0.05, "http://a/hub": 0.22, "http://a/x": 0.4, "http://a/y": 0.1}
+    )
+    # the hub to a relevant page comes before a relevant page that leads nowhere
+    frontier = clairvoyant.Clairvoyant(values)
+    frontier.push(Candidate(1, "http://a/y", "a", 1, 0.9))
+    frontier.push(Candidate(2, "http://a/hub", "a", 1, 0.0))
+    assert frontier.pop(lambda host: True).url_id == 2
