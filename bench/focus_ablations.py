@@ -80,8 +80,15 @@ first two segments, not its first segment); `sections-by-directory-pooled` (sect
 directory, each one's mean reward shrunk towards that of its first segment's pages, not
 towards zero, and its optimism its first segment's); `ungated-section-optimism` (a
 section's optimism at full weight while the budget affords exploring, only its mean
-reward weighed by the sections' skill); and `best-first-again`, best-first itself,
-crawled in its own turn of each run: how far two crawls of one order fall apart.
+reward weighed by the sections' skill); `children-backed-up` (a fetched link learned
+again, towards its reward plus gamma times its revealed page's, whenever a page it
+revealed is fetched and earns more than its others did); `relatives-raised` (a page
+at the crawler's relevance threshold raises the queued pages found with it to at least
+gamma times its relevance's share of a link's estimate, and those found with its
+discoverer to gamma squared times it), `relatives-raised-after-warmup` (and nothing
+raised while the budget's warmup pages come in); and `best-first-again`,
+best-first itself, crawled in its own turn of each run: how far two crawls of one order
+fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
 names. Each run crawls best-first and the variants in turn, starting one further along
 than the run before (`crawler.experiments.rotated`).
@@ -98,18 +105,20 @@ import heapq
 import math
 import statistics
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse
 from sklearn.linear_model import Ridge
 
+from crawler.config.defaults import RELEVANCE_THRESHOLD
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus, rotated
 from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
 from policies.exploration_budget import ExplorationBudget
 from policies.link_model import LinkContextModel, _concatenated
 from policies.qlearning import LearningSettings, QLearningFrontier
+from policies.relevance import DEFAULT_LINK_TEXT_WEIGHT
 from policies.site_values import SectionSkill, SiteValues, section_of
 
 MADE: dict[str, PriorityFrontier] = {}
@@ -952,6 +961,85 @@ class _PooledDirectorySections(_DirectorySections):
             self._push_head(queues, host)
 
 
+class _ChildrenBackedUp(QLearningFrontier):
+    """A fetched link learned again when one of the pages it revealed is fetched and
+    earns more than its other revealed pages did: towards its own reward plus gamma
+    times that page's, eq. (10)'s target with the revealed value seen rather than
+    estimated (the best child, as `bench/clairvoyant.py`'s `lookahead` counts it), so
+    that links like those that led to relevant pages rise before their pages are."""
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self._discoverer: dict[int, int] = {}  # a queued URL's id -> its parent's
+        # a fetched parent's id -> its link's features and score, its reward, its best child's
+        self._parents: dict[int, tuple[tuple[np.ndarray, np.ndarray], float, float, float]] = {}
+
+    def on_fetched(
+        self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
+    ) -> None:
+        row = self._features.get(candidate.url_id)
+        if row is None and candidate.url_id in self._children:
+            row = self._children[candidate.url_id][0]
+        if row is None:
+            row = self._describe([candidate])[0]
+        if not candidate.revisit:
+            self._back_up(self._discoverer.pop(candidate.url_id, None), relevance)
+        super().on_fetched(candidate, relevance, children)
+        if candidate.revisit or not children:
+            return
+        self._parents[candidate.url_id] = (row, candidate.score, relevance, 0.0)
+        for child in children:
+            self._discoverer.setdefault(child.url_id, candidate.url_id)
+
+    def _back_up(self, parent: int | None, reward: float) -> None:
+        if parent is None or parent not in self._parents:
+            return
+        row, score, own, best = self._parents[parent]
+        if reward <= best:
+            return
+        self._parents[parent] = (row, score, own, reward)
+        refits = self.model.refits_
+        self.model.update(row, score, own + self.settings.gamma * reward)
+        if self.model.refits_ > refits:
+            self._rerank_some()
+
+
+class _RelativesRaised(QLearningFrontier):
+    """A relevant page (the crawler's threshold, 0.1) raises the queued pages found with
+    it (its discoverer's other links) to at least gamma times the share of a link's
+    estimate its relevance gives a link found on it (`TopicScorer.parent_share`), and the
+    pages found with its discoverer to gamma squared times that: the pages beside a
+    hub to relevant pages, valued before what lies beyond them is seen."""
+
+    def __init__(self, after_warmup: bool = False, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.after_warmup = after_warmup  # raise nothing while the warmup's pages come in
+        self._discoverer: dict[int, int] = {}  # a URL's id -> the id of the page revealing it
+        self._revealed: dict[int, list[int]] = {}  # a fetched page's id -> its new links' ids
+
+    def on_fetched(
+        self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
+    ) -> None:
+        super().on_fetched(candidate, relevance, children)
+        if candidate.revisit:
+            return
+        if children:
+            self._revealed[candidate.url_id] = [child.url_id for child in children]
+            for child in children:
+                self._discoverer.setdefault(child.url_id, candidate.url_id)
+        if relevance < RELEVANCE_THRESHOLD or (self.after_warmup and self.budget.warming_up):
+            return
+        share = (1.0 - DEFAULT_LINK_TEXT_WEIGHT) * relevance
+        parent = self._discoverer.get(candidate.url_id)
+        for level in (1, 2):
+            if parent is None:
+                return
+            score = self.settings.gamma**level * share
+            for sibling in self._revealed.get(parent, ()):
+                self.raise_score(sibling, score)
+            parent = self._discoverer.get(parent)
+
+
 class _UngatedSectionOptimism(QLearningFrontier):
     """A section's optimism at full weight while the budget affords exploring, its mean
     reward weighed by the sections' skill."""
@@ -1055,6 +1143,9 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "sections-two-segments": lambda **kw: _TwoSegmentSections(**kw),
     "sections-by-directory-pooled": lambda **kw: _PooledDirectorySections(**kw),
     "ungated-section-optimism": lambda **kw: _UngatedSectionOptimism(**kw),
+    "children-backed-up": lambda **kw: _ChildrenBackedUp(**kw),
+    "relatives-raised": lambda **kw: _RelativesRaised(**kw),
+    "relatives-raised-after-warmup": lambda **kw: _RelativesRaised(after_warmup=True, **kw),
 }
 
 
