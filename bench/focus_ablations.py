@@ -116,7 +116,7 @@ from crawler.config.defaults import RELEVANCE_THRESHOLD
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus, rotated
 from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
 from policies.exploration_budget import ExplorationBudget
-from policies.link_model import LinkContextModel, _concatenated
+from policies.link_model import LinkContextModel, Row, _concatenated
 from policies.qlearning import LearningSettings, QLearningFrontier
 from policies.relevance import DEFAULT_LINK_TEXT_WEIGHT
 from policies.site_values import SectionSkill, SiteValues, section_of
@@ -972,16 +972,13 @@ class _ChildrenBackedUp(QLearningFrontier):
         super().__init__(**kw)  # type: ignore[arg-type]
         self._discoverer: dict[int, int] = {}  # a queued URL's id -> its parent's
         # a fetched parent's id -> its link's features and score, its reward, its best child's
-        self._parents: dict[int, tuple[tuple[np.ndarray, np.ndarray], float, float, float]] = {}
+        self._parents: dict[int, tuple[Row, float, float, float]] = {}
 
     def on_fetched(
         self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
     ) -> None:
-        row = self._features.get(candidate.url_id)
-        if row is None and candidate.url_id in self._children:
-            row = self._children[candidate.url_id][0]
-        if row is None:
-            row = self._describe([candidate])[0]
+        # read before the frontier's own step pops it, as that step reads it
+        row = self._features.get(candidate.url_id) or self._describe([candidate])[0]
         if not candidate.revisit:
             self._back_up(self._discoverer.pop(candidate.url_id, None), relevance)
         super().on_fetched(candidate, relevance, children)
