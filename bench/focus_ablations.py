@@ -87,10 +87,10 @@ at the crawler's relevance threshold raises the queued pages found with it to at
 gamma times its relevance's share of a link's estimate, and those found with its
 discoverer to gamma squared times it), `relatives-raised-after-warmup` (and nothing
 raised while the budget's warmup pages come in), `siblings-raised` (the pages found
-with it only, from the first page on), `relatives-raised-deferred` and
-`siblings-raised-deferred` (the warmup's relevant pages raise theirs once it ends, so that
-its pages are best-first's and the queue after it is as if raised from the first page);
-and `best-first-again`,
+with it only, from the first page on), each without the frontier's own raise;
+`siblings-raised-deferred` (the frontier's own raise, which holds the warmup's relevant
+pages back until it ends, one level only); `no-relatives-raised` (no page raises its
+relatives); and `best-first-again`,
 best-first itself, crawled in its own turn of each run: how far two crawls of one order
 fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -1010,20 +1010,15 @@ class _RelativesRaised(QLearningFrontier):
     it (its discoverer's other links) to at least gamma times the share of a link's
     estimate its relevance gives a link found on it (`TopicScorer.parent_share`), and the
     pages found with its discoverer to gamma squared times that: the pages beside a
-    hub to relevant pages, valued before what lies beyond them is seen."""
+    hub to relevant pages, valued before what lies beyond them is seen. The frontier's
+    own raise (which holds the warmup's pages back) is off."""
 
-    def __init__(
-        self, after_warmup: bool = False, levels: int = 2, deferred: bool = False, **kw: object
-    ) -> None:
-        super().__init__(**kw)  # type: ignore[arg-type]
+    def __init__(self, after_warmup: bool = False, levels: int = 2, **kw: object) -> None:
+        super().__init__(relative_levels=0, **kw)  # type: ignore[arg-type]
         self.after_warmup = after_warmup  # raise nothing while the warmup's pages come in
-        # or raise for the warmup's relevant pages once it ends: its pages best-first's,
-        # the queue after it as raised from the first page
-        self.deferred = deferred
         self.levels = levels  # 1: the pages found with it only
         self._discoverer: dict[int, int] = {}  # a URL's id -> the id of the page revealing it
         self._revealed: dict[int, list[int]] = {}  # a fetched page's id -> its new links' ids
-        self._held_back: list[tuple[int, float]] = []  # the warmup's relevant pages
 
     def on_fetched(
         self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
@@ -1035,19 +1030,11 @@ class _RelativesRaised(QLearningFrontier):
             self._revealed[candidate.url_id] = [child.url_id for child in children]
             for child in children:
                 self._discoverer.setdefault(child.url_id, candidate.url_id)
-        warming_up = self.budget.warming_up
-        if self._held_back and not warming_up:
-            for page, earned in self._held_back:
-                self._raise_relatives(page, earned)
-            self._held_back.clear()
-        if relevance < RELEVANCE_THRESHOLD:
+        if relevance < RELEVANCE_THRESHOLD or (self.after_warmup and self.budget.warming_up):
             return
-        if warming_up and self.deferred:
-            self._held_back.append((candidate.url_id, relevance))
-        elif not (warming_up and self.after_warmup):
-            self._raise_relatives(candidate.url_id, relevance)
+        self._raise_from(candidate.url_id, relevance)
 
-    def _raise_relatives(self, page: int, relevance: float) -> None:
+    def _raise_from(self, page: int, relevance: float) -> None:
         share = (1.0 - DEFAULT_LINK_TEXT_WEIGHT) * relevance
         parent = self._discoverer.get(page)
         for level in range(1, self.levels + 1):
@@ -1166,8 +1153,8 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "relatives-raised": lambda **kw: _RelativesRaised(**kw),
     "relatives-raised-after-warmup": lambda **kw: _RelativesRaised(after_warmup=True, **kw),
     "siblings-raised": lambda **kw: _RelativesRaised(levels=1, **kw),
-    "relatives-raised-deferred": lambda **kw: _RelativesRaised(deferred=True, **kw),
-    "siblings-raised-deferred": lambda **kw: _RelativesRaised(levels=1, deferred=True, **kw),
+    "siblings-raised-deferred": lambda **kw: QLearningFrontier(relative_levels=1, **kw),
+    "no-relatives-raised": lambda **kw: QLearningFrontier(relative_levels=0, **kw),
 }
 
 

@@ -62,7 +62,9 @@ async def run_crawl(
     scope = Scope.of(
         config.allowed_domains or {seed.raw_host or "" for seed in seeds}, config.max_depth
     )
-    frontier = make_frontier_policy(config.policy, patience=config.patience)
+    frontier = make_frontier_policy(
+        config.policy, patience=config.patience, relevant_at=config.relevance_threshold
+    )
     scorer = TopicScorer(feedback_weight=config.topic_feedback).fit([config.topic])
 
     db = storage.open_engine(config.db)

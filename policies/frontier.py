@@ -90,9 +90,14 @@ class PriorityFrontier:
     # ranking the candidate again (which would move it behind its equals)
     ranks_by_score: ClassVar[bool] = True
 
-    def __init__(self, *, patience: float | None = None) -> None:
+    def __init__(self, *, patience: float | None = None, relevant_at: float = 0.1) -> None:
         if patience is not None and not 0.0 <= patience <= 1.0:
             raise ValueError(f"a frontier's patience is between 0 and 1, not {patience}")
+        if not 0.0 <= relevant_at <= 1.0:
+            raise ValueError(f"a frontier's relevant_at is between 0 and 1, not {relevant_at}")
+        # the crawl's relevance threshold: a page this relevant counts as relevant, for a
+        # policy that acts on it (the Q-learning frontier raises the links found beside it)
+        self.relevant_at = relevant_at
         # a URL is fetched now only if its rank is at least `patience` times the rank of
         # the best URL whose host's turn comes soon; 0: never wait
         self.patience = self.default_patience if patience is None else patience

@@ -39,8 +39,10 @@ import numpy as np
 
 from policies.exploration_budget import ExplorationBudget
 from policies.frontier import Candidate, LinkContext, PriorityFrontier
+from policies.link_families import LinkFamilies
 from policies.link_model import LinkContextModel, Row, link_tokens
 from policies.npz import is_npz, npz_bytes
+from policies.relevance import DEFAULT_LINK_TEXT_WEIGHT
 from policies.row_store import RowStore
 from policies.site_values import SectionSkill, SiteValues, section_of
 
@@ -184,8 +186,13 @@ class QLearningFrontier(PriorityFrontier):
         section_values: SiteValues | None = None,
         section_skill: SectionSkill | None = None,
         budget: ExplorationBudget | None = None,
+        relevant_at: float = 0.1,
+        relative_levels: int = 2,
+        families: LinkFamilies | None = None,
     ) -> None:
-        super().__init__(patience=patience)
+        super().__init__(patience=patience, relevant_at=relevant_at)
+        if relative_levels < 0:
+            raise ValueError(f"a frontier's relative_levels is 0 or more, not {relative_levels}")
         self.settings = settings or LearningSettings()
         self.model = model or LinkContextModel()
         # a host brings its optimism only: what its pages earned is counted once, by the
@@ -222,6 +229,13 @@ class QLearningFrontier(PriorityFrontier):
         # (a dict: re-ranked in the order they came, whatever the strings' hashes)
         self._corrected_hosts: dict[str, None] = {}
         self._corrected_in_round: set[str] = set()  # hosts re-ranked in part, corrected
+        # which recent fetch revealed which links, for the raise of a relevant page's
+        # relatives; the warmup's relevant pages, raising theirs once it ends
+        self.families = families or LinkFamilies()
+        self._held_back: list[tuple[int, float]] = []
+        # a relevant page raises the links its discoverer revealed with it (1), and those
+        # its discoverer was revealed with (2); 0: none
+        self.relative_levels = relative_levels
 
     # -- ranking ---------------------------------------------------------------------
 
@@ -527,6 +541,36 @@ class QLearningFrontier(PriorityFrontier):
         self.model.update(row, candidate.score, target)
         if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue
             self._rerank_some()
+        self.families.revealed(candidate.url_id, [child.url_id for child in children])
+        self._raise_relatives_of(candidate.url_id, relevance)
+
+    def _raise_relatives_of(self, url_id: int, relevance: float) -> None:
+        """A relevant page raises its relatives; while the warmup's pages come in it
+        holds them back, so that those pages are best-first's, and raises them all once
+        the warmup ends: the queue is then as if raised from the first page."""
+        warming_up = self.budget.warming_up
+        if self._held_back and not warming_up:
+            held, self._held_back = self._held_back, []
+            for page, earned in held:
+                self._raise_relatives(page, earned)
+        if relevance <= 0.0 or relevance < self.relevant_at or not self.relative_levels:
+            return
+        if warming_up:
+            self._held_back.append((url_id, relevance))
+        else:
+            self._raise_relatives(url_id, relevance)
+
+    def _raise_relatives(self, url_id: int, relevance: float) -> None:
+        """Eq. (10)'s discounted value, seen from the other side: a relevant page's
+        reward is part of what its discoverer's fetch revealed, so each other link that
+        fetch revealed is worth at least gamma times that reward, counted as a link's
+        estimate counts its parent's relevance (0.3 of it), and each link revealed with
+        its discoverer gamma squared times it. Raised, never lowered (`raise_score`)."""
+        share = (1.0 - DEFAULT_LINK_TEXT_WEIGHT) * relevance
+        for level, links in self.families.relatives(url_id, levels=self.relative_levels):
+            score = self.settings.gamma**level * share
+            for link in links.tolist():
+                self.raise_score(link, score)
 
     def _explore(self, on: bool) -> None:
         self.host_values.explore(on)

@@ -921,3 +921,77 @@ def test_a_url_s_section_is_its_host_and_first_path_segment() -> None:
     assert section_of("http://h:8800/") == "h:8800/"
     assert section_of("http://h:8800") == "h:8800/"
     assert section_of("http://h:8800/search?q=a/b") == "h:8800/"
+
+
+def crawl_a_hub(frontier: PriorityFrontier, relevance: float) -> list[int]:
+    """A hub (a seed) reveals three links; its best one's page earns `relevance`; then
+    two links are found that look better than the hub's other two: the order the rest
+    come out in."""
+    hub = candidate(1, 0.0, depth=0)
+    frontier.push(hub)
+    assert popped_id(frontier) == 1
+    links = [candidate(2, 0.05), candidate(3, 0.02), candidate(4, 0.01)]
+    frontier.on_fetched(hub, 0.0, links)
+    for link in links:
+        frontier.push(link)
+    best = frontier.pop(lambda host: True)
+    assert best is not None and best.url_id == 2
+    frontier.on_fetched(best, relevance, [])
+    frontier.push(candidate(5, 0.04))
+    frontier.push(candidate(6, 0.03))
+    order = []
+    while (taken := frontier.pop(lambda host: True)) is not None:
+        order.append(taken.url_id)
+        frontier.on_fetched(taken, 0.0, [])
+    return order
+
+
+def test_a_relevant_page_raises_the_links_found_beside_it() -> None:
+    # the hub's other links rise to gamma times the share of a link's estimate the page's
+    # relevance gives: 0.5 * 0.3 * 0.3 = 0.045, above the links found after (0.04, 0.03)
+    assert crawl_a_hub(BestFirst(), 0.3) == [5, 6, 3, 4]
+    assert crawl_a_hub(QLearningFrontier(budget=ExplorationBudget(warmup=0)), 0.3) == [3, 4, 5, 6]
+    # the crawl's threshold tells what is relevant; no raise without a level
+    higher = QLearningFrontier(budget=ExplorationBudget(warmup=0), relevant_at=0.35)
+    assert crawl_a_hub(higher, 0.3) == [5, 6, 3, 4]
+    none = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=0)
+    assert crawl_a_hub(none, 0.3) == [5, 6, 3, 4]
+
+
+def test_the_warmups_relevant_pages_raise_their_relatives_once_it_ends() -> None:
+    # the hub's page, the relevant one and the next (5) are the warmup's: best-first's
+    # order; once it ends the held-back raise puts the hub's other links before 6
+    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=3))
+    assert crawl_a_hub(frontier, 0.3) == [5, 3, 4, 6]
+
+
+def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> None:
+    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=0))
+    hub = candidate(1, 0.0, depth=0)
+    frontier.push(hub)
+    assert popped_id(frontier) == 1
+    sections = [candidate(2, 0.05), candidate(3, 0.01)]
+    frontier.on_fetched(hub, 0.0, sections)
+    for section in sections:
+        frontier.push(section)
+    first = frontier.pop(lambda host: True)
+    assert first is not None and first.url_id == 2
+    pages = [candidate(4, 0.06), candidate(5, 0.01)]
+    frontier.on_fetched(first, 0.0, pages)
+    for page in pages:
+        frontier.push(page)
+    relevant = frontier.pop(lambda host: True)
+    assert relevant is not None and relevant.url_id == 4
+    frontier.on_fetched(relevant, 0.8, [])
+    frontier.push(candidate(6, 0.05))
+    # its sibling rises to 0.5 * 0.3 * 0.8 = 0.12, the hub's other section to 0.06
+    order = [popped_id(frontier) for _ in range(3)]
+    assert order == [5, 3, 6]
+    assert len(frontier.families) == 4
+
+
+def test_relative_levels_below_zero_are_named() -> None:
+    with pytest.raises(ValueError, match="relative_levels is 0 or more, not -1"):
+        QLearningFrontier(relative_levels=-1)
+    with pytest.raises(ValueError, match="relevant_at is between 0 and 1, not 2"):
+        QLearningFrontier(relevant_at=2)
