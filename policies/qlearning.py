@@ -165,6 +165,12 @@ class QLearningFrontier(PriorityFrontier):
     a large queue is re-ranked over many batches (100,000 URLs over some 100); once it
     stops correcting them, the hosts holding corrected indexes are re-ranked once more.
     A frontier spilled to storage comes back by this index too (`refill_order`).
+    A page at the crawl's relevance threshold (`relevant_at`) raises the queued links its
+    discoverer revealed with it, and those its discoverer was revealed with
+    (`LinkFamilies`): the pages beside a relevant one, worth more than their words say
+    before what lies beyond them is seen. The warmup's relevant pages raise theirs when
+    it ends, so that its pages are best-first's. The raise is in memory: a URL spilled
+    and read back, or queued when the crawl resumed, ranks by its stored estimate.
     """
 
     name = "qlearning"

@@ -935,7 +935,8 @@ def crawl_a_hub(frontier: PriorityFrontier, relevance: float) -> list[int]:
     for link in links:
         frontier.push(link)
     best = frontier.pop(lambda host: True)
-    assert best is not None and best.url_id == 2
+    assert best is not None
+    assert best.url_id == 2
     frontier.on_fetched(best, relevance, [])
     frontier.push(candidate(5, 0.04))
     frontier.push(candidate(6, 0.03))
@@ -975,13 +976,15 @@ def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> Non
     for section in sections:
         frontier.push(section)
     first = frontier.pop(lambda host: True)
-    assert first is not None and first.url_id == 2
+    assert first is not None
+    assert first.url_id == 2
     pages = [candidate(4, 0.06), candidate(5, 0.01)]
     frontier.on_fetched(first, 0.0, pages)
     for page in pages:
         frontier.push(page)
     relevant = frontier.pop(lambda host: True)
-    assert relevant is not None and relevant.url_id == 4
+    assert relevant is not None
+    assert relevant.url_id == 4
     frontier.on_fetched(relevant, 0.8, [])
     frontier.push(candidate(6, 0.05))
     # its sibling rises to 0.5 * 0.3 * 0.8 = 0.12, the hub's other section to 0.06
