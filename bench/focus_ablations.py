@@ -87,10 +87,10 @@ at the crawler's relevance threshold raises the queued pages found with it to at
 gamma times its relevance's share of a link's estimate, and those found with its
 discoverer to gamma squared times it), `relatives-raised-after-warmup` (and nothing
 raised while the budget's warmup pages come in), `siblings-raised` (the pages found
-with it only, from the first page on), each without the frontier's own raise;
-`siblings-raised-deferred` (the frontier's own raise, which holds the warmup's relevant
-pages back until it ends, one level only); `no-relatives-raised` (no page raises its
-relatives); and `best-first-again`,
+with it only, from the first page on); `relatives-raised-deferred` and
+`siblings-raised-deferred` (the frontier's own raise, off by default, at two levels and
+at one: it holds the warmup's relevant pages back and raises their relatives once the
+warmup ends); and `best-first-again`,
 best-first itself, crawled in its own turn of each run: how far two crawls of one order
 fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -1010,11 +1010,10 @@ class _RelativesRaised(QLearningFrontier):
     it (its discoverer's other links) to at least gamma times the share of a link's
     estimate its relevance gives a link found on it (`TopicScorer.parent_share`), and the
     pages found with its discoverer to gamma squared times that: the pages beside a
-    hub to relevant pages, valued before what lies beyond them is seen. The frontier's
-    own raise (which holds the warmup's pages back) is off."""
+    hub to relevant pages, valued before what lies beyond them is seen."""
 
     def __init__(self, after_warmup: bool = False, levels: int = 2, **kw: object) -> None:
-        super().__init__(relative_levels=0, **kw)  # type: ignore[arg-type]
+        super().__init__(**kw)  # type: ignore[arg-type]
         self.after_warmup = after_warmup  # raise nothing while the warmup's pages come in
         self.levels = levels  # 1: the pages found with it only
         self._discoverer: dict[int, int] = {}  # a URL's id -> the id of the page revealing it
@@ -1153,8 +1152,8 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "relatives-raised": lambda **kw: _RelativesRaised(**kw),
     "relatives-raised-after-warmup": lambda **kw: _RelativesRaised(after_warmup=True, **kw),
     "siblings-raised": lambda **kw: _RelativesRaised(levels=1, **kw),
+    "relatives-raised-deferred": lambda **kw: QLearningFrontier(relative_levels=2, **kw),
     "siblings-raised-deferred": lambda **kw: QLearningFrontier(relative_levels=1, **kw),
-    "no-relatives-raised": lambda **kw: QLearningFrontier(relative_levels=0, **kw),
 }
 
 

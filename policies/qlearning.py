@@ -165,12 +165,13 @@ class QLearningFrontier(PriorityFrontier):
     a large queue is re-ranked over many batches (100,000 URLs over some 100); once it
     stops correcting them, the hosts holding corrected indexes are re-ranked once more.
     A frontier spilled to storage comes back by this index too (`refill_order`).
-    A page at the crawl's relevance threshold (`relevant_at`) raises the queued links its
-    discoverer revealed with it, and those its discoverer was revealed with
-    (`LinkFamilies`): the pages beside a relevant one, worth more than their words say
-    before what lies beyond them is seen. The warmup's relevant pages raise theirs when
-    it ends, so that its pages are best-first's. The raise is in memory: a URL spilled
-    and read back, or queued when the crawl resumed, ranks by its stored estimate.
+    With `relative_levels` 1 or 2 (0 by default), a page at the crawl's relevance
+    threshold (`relevant_at`) raises the queued links its discoverer revealed with it,
+    and with 2 those its discoverer was revealed with (`LinkFamilies`): the pages beside
+    a relevant one, worth more than their words say before what lies beyond them is
+    seen. The warmup's relevant pages raise theirs when it ends, so that its pages are
+    best-first's. The raise is in memory: a URL spilled and read back, or queued when
+    the crawl resumed, ranks by its stored estimate.
     """
 
     name = "qlearning"
@@ -193,7 +194,7 @@ class QLearningFrontier(PriorityFrontier):
         section_skill: SectionSkill | None = None,
         budget: ExplorationBudget | None = None,
         relevant_at: float = 0.1,
-        relative_levels: int = 2,
+        relative_levels: int = 0,
         families: LinkFamilies | None = None,
     ) -> None:
         super().__init__(patience=patience, relevant_at=relevant_at)
@@ -240,7 +241,8 @@ class QLearningFrontier(PriorityFrontier):
         self.families = families or LinkFamilies()
         self._held_back: list[tuple[int, float]] = []
         # a relevant page raises the links its discoverer revealed with it (1), and those
-        # its discoverer was revealed with (2); 0: none
+        # its discoverer was revealed with (2); 0, the default: none (docs/focus.md, "A
+        # relevant page raises the links found beside it": it loses `unicode`)
         self.relative_levels = relative_levels
 
     # -- ranking ---------------------------------------------------------------------
@@ -547,8 +549,9 @@ class QLearningFrontier(PriorityFrontier):
         self.model.update(row, candidate.score, target)
         if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue
             self._rerank_some()
-        self.families.revealed(candidate.url_id, [child.url_id for child in children])
-        self._raise_relatives_of(candidate.url_id, relevance)
+        if self.relative_levels:
+            self.families.revealed(candidate.url_id, [child.url_id for child in children])
+            self._raise_relatives_of(candidate.url_id, relevance)
 
     def _raise_relatives_of(self, url_id: int, relevance: float) -> None:
         """A relevant page raises its relatives; while the warmup's pages come in it
@@ -559,7 +562,7 @@ class QLearningFrontier(PriorityFrontier):
             held, self._held_back = self._held_back, []
             for page, earned in held:
                 self._raise_relatives(page, earned)
-        if relevance <= 0.0 or relevance < self.relevant_at or not self.relative_levels:
+        if relevance <= 0.0 or relevance < self.relevant_at:
             return
         if warming_up:
             self._held_back.append((url_id, relevance))

@@ -951,23 +951,27 @@ def test_a_relevant_page_raises_the_links_found_beside_it() -> None:
     # the hub's other links rise to gamma times the share of a link's estimate the page's
     # relevance gives: 0.5 * 0.3 * 0.3 = 0.045, above the links found after (0.04, 0.03)
     assert crawl_a_hub(BestFirst(), 0.3) == [5, 6, 3, 4]
-    assert crawl_a_hub(QLearningFrontier(budget=ExplorationBudget(warmup=0)), 0.3) == [3, 4, 5, 6]
-    # the crawl's threshold tells what is relevant; no raise without a level
-    higher = QLearningFrontier(budget=ExplorationBudget(warmup=0), relevant_at=0.35)
+    raising = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=1)
+    assert crawl_a_hub(raising, 0.3) == [3, 4, 5, 6]
+    # the crawl's threshold tells what is relevant; by default nothing is raised
+    higher = QLearningFrontier(
+        budget=ExplorationBudget(warmup=0), relative_levels=1, relevant_at=0.35
+    )
     assert crawl_a_hub(higher, 0.3) == [5, 6, 3, 4]
-    none = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=0)
-    assert crawl_a_hub(none, 0.3) == [5, 6, 3, 4]
+    default = QLearningFrontier(budget=ExplorationBudget(warmup=0))
+    assert crawl_a_hub(default, 0.3) == [5, 6, 3, 4]
+    assert len(default.families) == 0
 
 
 def test_the_warmups_relevant_pages_raise_their_relatives_once_it_ends() -> None:
     # the hub's page, the relevant one and the next (5) are the warmup's: best-first's
     # order; once it ends the held-back raise puts the hub's other links before 6
-    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=3))
+    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=3), relative_levels=1)
     assert crawl_a_hub(frontier, 0.3) == [5, 3, 4, 6]
 
 
 def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> None:
-    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=0))
+    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=2)
     hub = candidate(1, 0.0, depth=0)
     frontier.push(hub)
     assert popped_id(frontier) == 1
