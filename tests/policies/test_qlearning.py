@@ -923,6 +923,24 @@ def test_a_url_s_section_is_its_host_and_first_path_segment() -> None:
     assert section_of("http://h:8800/search?q=a/b") == "h:8800/"
 
 
+def reveal_and_take(
+    frontier: PriorityFrontier,
+    page: Candidate,
+    relevance: float,
+    links: list[Candidate],
+    expected: int,
+) -> Candidate:
+    """`page`'s fetch earns `relevance` and reveals `links`, queued; the next URL taken,
+    which must be `expected`."""
+    frontier.on_fetched(page, relevance, links)
+    for link in links:
+        frontier.push(link)
+    taken = frontier.pop(lambda host: True)
+    assert taken is not None
+    assert taken.url_id == expected
+    return taken
+
+
 def crawl_a_hub(frontier: PriorityFrontier, relevance: float) -> list[int]:
     """A hub (a seed) reveals three links; its best one's page earns `relevance`; then
     two links are found that look better than the hub's other two: the order the rest
@@ -931,12 +949,7 @@ def crawl_a_hub(frontier: PriorityFrontier, relevance: float) -> list[int]:
     frontier.push(hub)
     assert popped_id(frontier) == 1
     links = [candidate(2, 0.05), candidate(3, 0.02), candidate(4, 0.01)]
-    frontier.on_fetched(hub, 0.0, links)
-    for link in links:
-        frontier.push(link)
-    best = frontier.pop(lambda host: True)
-    assert best is not None
-    assert best.url_id == 2
+    best = reveal_and_take(frontier, hub, 0.0, links, expected=2)
     frontier.on_fetched(best, relevance, [])
     frontier.push(candidate(5, 0.04))
     frontier.push(candidate(6, 0.03))
@@ -976,19 +989,9 @@ def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> Non
     frontier.push(hub)
     assert popped_id(frontier) == 1
     sections = [candidate(2, 0.05), candidate(3, 0.01)]
-    frontier.on_fetched(hub, 0.0, sections)
-    for section in sections:
-        frontier.push(section)
-    first = frontier.pop(lambda host: True)
-    assert first is not None
-    assert first.url_id == 2
+    first = reveal_and_take(frontier, hub, 0.0, sections, expected=2)
     pages = [candidate(4, 0.06), candidate(5, 0.01)]
-    frontier.on_fetched(first, 0.0, pages)
-    for page in pages:
-        frontier.push(page)
-    relevant = frontier.pop(lambda host: True)
-    assert relevant is not None
-    assert relevant.url_id == 4
+    relevant = reveal_and_take(frontier, first, 0.0, pages, expected=4)
     frontier.on_fetched(relevant, 0.8, [])
     frontier.push(candidate(6, 0.05))
     # its sibling rises to 0.5 * 0.3 * 0.8 = 0.12, the hub's other section to 0.06
