@@ -1000,7 +1000,7 @@ def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> Non
     assert len(frontier.families) == 4
 
 
-def test_relative_levels_below_zero_are_named() -> None:
+def test_the_raises_settings_out_of_range_are_named() -> None:
     with pytest.raises(ValueError, match="relative_levels is 0 or more, not -1"):
         QLearningFrontier(relative_levels=-1)
     with pytest.raises(ValueError, match="relevant_at is between 0 and 1, not 2"):
