@@ -116,13 +116,11 @@ import numpy as np
 import scipy.sparse
 from sklearn.linear_model import Ridge
 
-from crawler.config.defaults import RELEVANCE_THRESHOLD
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus, rotated
 from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
 from policies.exploration_budget import ExplorationBudget
 from policies.link_model import LinkContextModel, Row, _concatenated
 from policies.qlearning import LearningSettings, QLearningFrontier
-from policies.relevance import DEFAULT_LINK_TEXT_WEIGHT
 from policies.site_values import SectionSkill, SiteValues, section_of
 
 MADE: dict[str, PriorityFrontier] = {}
@@ -1006,43 +1004,19 @@ class _ChildrenBackedUp(QLearningFrontier):
 
 
 class _RelativesRaised(QLearningFrontier):
-    """A relevant page (the crawler's threshold, 0.1) raises the queued pages found with
-    it (its discoverer's other links) to at least gamma times the share of a link's
-    estimate its relevance gives a link found on it (`TopicScorer.parent_share`), and the
-    pages found with its discoverer to gamma squared times that: the pages beside a
-    hub to relevant pages, valued before what lies beyond them is seen."""
+    """The frontier's raise of a relevant page's relatives (`relative_levels`: the queued
+    pages found with it, and at 2 those found with its discoverer), not held back
+    through the warmup: raised from the first page on, or with `after_warmup` not at all
+    for the warmup's pages."""
 
     def __init__(self, after_warmup: bool = False, levels: int = 2, **kw: object) -> None:
-        super().__init__(**kw)  # type: ignore[arg-type]
+        super().__init__(relative_levels=levels, **kw)  # type: ignore[arg-type]
         self.after_warmup = after_warmup  # raise nothing while the warmup's pages come in
-        self.levels = levels  # 1: the pages found with it only
-        self._discoverer: dict[int, int] = {}  # a URL's id -> the id of the page revealing it
-        self._revealed: dict[int, list[int]] = {}  # a fetched page's id -> its new links' ids
 
-    def on_fetched(
-        self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
-    ) -> None:
-        super().on_fetched(candidate, relevance, children)
-        if candidate.revisit:
+    def _raise_relatives_of(self, url_id: int, relevance: float) -> None:
+        if relevance < self.relevant_at or (self.after_warmup and self.budget.warming_up):
             return
-        if children:
-            self._revealed[candidate.url_id] = [child.url_id for child in children]
-            for child in children:
-                self._discoverer.setdefault(child.url_id, candidate.url_id)
-        if relevance < RELEVANCE_THRESHOLD or (self.after_warmup and self.budget.warming_up):
-            return
-        self._raise_from(candidate.url_id, relevance)
-
-    def _raise_from(self, page: int, relevance: float) -> None:
-        share = (1.0 - DEFAULT_LINK_TEXT_WEIGHT) * relevance
-        parent = self._discoverer.get(page)
-        for level in range(1, self.levels + 1):
-            if parent is None:
-                return
-            score = self.settings.gamma**level * share
-            for sibling in self._revealed.get(parent, ()):
-                self.raise_score(sibling, score)
-            parent = self._discoverer.get(parent)
+        self._raise_relatives(url_id, relevance)
 
 
 class _UngatedSectionOptimism(QLearningFrontier):
