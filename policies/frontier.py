@@ -174,15 +174,26 @@ class PriorityFrontier:
         """Whether a new URL (not a re-visit) is queued here."""
         return url_id in self._sequence_of
 
+    def queued_score(self, url_id: int) -> float | None:
+        """The estimate a queued new URL is ranked by; None if it is not queued."""
+        sequence = self._sequence_of.get(url_id)
+        return None if sequence is None else self._candidates[sequence].score
+
     def raise_score(self, url_id: int, score: float) -> bool:
         """Rank a queued new URL by a higher estimate `score` (a relevant page links to
-        it too); whether it was here with a lower one. Its old entry stays in its heap,
-        dead, until it comes to the top."""
+        it too); whether it was here with a lower one."""
+        queued = self.queued_score(url_id)
+        return queued is not None and queued < score and self.rescore(url_id, score)
+
+    def rescore(self, url_id: int, score: float) -> bool:
+        """Rank a queued new URL by the estimate `score`, higher or lower than its own;
+        whether it was here with another. Its old entry stays in its heap, dead, until
+        it comes to the top."""
         sequence = self._sequence_of.get(url_id)
         if sequence is None:
             return False
         candidate = self._candidates[sequence]
-        if candidate.score >= score:
+        if candidate.score == score:
             return False
         if not self.ranks_by_score:
             self._candidates[sequence] = replace(candidate, score=score)
