@@ -47,6 +47,14 @@ class LinkFamilies:
         while self._held > self.capacity and len(self._families) > 1:
             self._drop_oldest()
 
+    def revealer_of(self, link: int) -> int | None:
+        """The page whose fetch revealed a held link."""
+        return self._revealer.get(link)
+
+    def family(self, page: int) -> np.ndarray | None:
+        """The new links a held page's fetch revealed."""
+        return self._families.get(page)
+
     def relatives(self, page: int, levels: int = 2) -> Iterator[tuple[int, np.ndarray]]:
         """(level, links): the links revealed with `page` (level 1: its revealer's new
         links, itself among them), then with its revealer (level 2), and so on up to
