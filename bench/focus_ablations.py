@@ -90,7 +90,9 @@ raised while the budget's warmup pages come in), `siblings-raised` (the pages fo
 with it only, from the first page on); `relatives-raised-deferred` and
 `siblings-raised-deferred` (the frontier's own raise, off by default, at two levels and
 at one: it holds the warmup's relevant pages back and raises their relatives once the
-warmup ends); and `best-first-again`,
+warmup ends); `relatives-raised-while-paying` and `siblings-raised-while-paying` (that
+raise, lowered again for a family once ten of its raised pages in a row were fetched to
+no relevant page and no new link); and `best-first-again`,
 best-first itself, crawled in its own turn of each run: how far two crawls of one order
 fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -1128,6 +1130,12 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "siblings-raised": lambda **kw: _RelativesRaised(levels=1, **kw),
     "relatives-raised-deferred": lambda **kw: QLearningFrontier(relative_levels=2, **kw),
     "siblings-raised-deferred": lambda **kw: QLearningFrontier(relative_levels=1, **kw),
+    "relatives-raised-while-paying": lambda **kw: QLearningFrontier(
+        relative_levels=2, relatives_lowered_after=10, **kw
+    ),
+    "siblings-raised-while-paying": lambda **kw: QLearningFrontier(
+        relative_levels=1, relatives_lowered_after=10, **kw
+    ),
 }
 
 

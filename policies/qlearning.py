@@ -169,8 +169,10 @@ class QLearningFrontier(PriorityFrontier):
     threshold (`relevant_at`) raises the queued links its discoverer revealed with it,
     and with 2 those its discoverer was revealed with (`LinkFamilies`): the pages beside
     a relevant one, worth more than their words say before what lies beyond them is
-    seen. The warmup's relevant pages raise theirs when it ends, so that its pages are
-    best-first's. The raise is in memory: a URL spilled and read back, or queued when
+    seen. With `relatives_lowered_after`, a family whose raised pages stop paying, that
+    many in a row neither relevant nor revealing a new link, goes back to its own
+    estimates. The warmup's relevant pages raise theirs when it ends, so that its pages
+    are best-first's. The raise is in memory: a URL spilled and read back, or queued when
     the crawl resumed, ranks by its stored estimate.
     """
 
@@ -195,11 +197,17 @@ class QLearningFrontier(PriorityFrontier):
         budget: ExplorationBudget | None = None,
         relevant_at: float = 0.1,
         relative_levels: int = 0,
+        relatives_lowered_after: int | None = None,
         families: LinkFamilies | None = None,
     ) -> None:
         super().__init__(patience=patience, relevant_at=relevant_at)
         if relative_levels < 0:
             raise ValueError(f"a frontier's relative_levels is 0 or more, not {relative_levels}")
+        if relatives_lowered_after is not None and relatives_lowered_after < 1:
+            raise ValueError(
+                "a frontier's relatives_lowered_after is 1 or more, or None, not "
+                f"{relatives_lowered_after}"
+            )
         self.settings = settings or LearningSettings()
         self.model = model or LinkContextModel()
         # a host brings its optimism only: what its pages earned is counted once, by the
@@ -238,12 +246,18 @@ class QLearningFrontier(PriorityFrontier):
         self._corrected_in_round: set[str] = set()  # hosts re-ranked in part, corrected
         # which recent fetch revealed which links, for the raise of a relevant page's
         # relatives; the warmup's relevant pages, raising theirs once it ends
-        self.families = families or LinkFamilies()
+        self.families = families if families is not None else LinkFamilies()
         self._held_back: list[tuple[int, float]] = []
         # a relevant page raises the links its discoverer revealed with it (1), and those
         # its discoverer was revealed with (2); 0, the default: none (docs/focus.md, "A
         # relevant page raises the links found beside it": it loses `unicode`)
         self.relative_levels = relative_levels
+        # a raised family's links go back to their own estimates once this many of its
+        # raised links in a row were fetched to no relevant page and no new link (None:
+        # never)
+        self.relatives_lowered_after = relatives_lowered_after
+        self._raised: dict[int, tuple[float, float]] = {}  # raised link -> (own, raised)
+        self._misses: dict[int, int] = {}  # a raised family's revealer -> misses in a row
 
     # -- ranking ---------------------------------------------------------------------
 
@@ -550,6 +564,7 @@ class QLearningFrontier(PriorityFrontier):
         if self.model.refits_ > refits:  # the model moved: re-rank a share of the queue
             self._rerank_some()
         if self.relative_levels:
+            self._count_miss(candidate.url_id, relevance, bool(children))
             self.families.revealed(candidate.url_id, [child.url_id for child in children])
             self._raise_relatives_of(candidate.url_id, relevance)
 
@@ -574,12 +589,64 @@ class QLearningFrontier(PriorityFrontier):
         reward is part of what its discoverer's fetch revealed, so each other link that
         fetch revealed is worth at least gamma times that reward, counted as a link's
         estimate counts its parent's relevance (0.3 of it), and each link revealed with
-        its discoverer gamma squared times it. Raised, never lowered (`raise_score`)."""
+        its discoverer gamma squared times it. Raised (`raise_score`); with
+        `relatives_lowered_after`, lowered again once the family's raised pages miss
+        (`_count_miss`)."""
         share = (1.0 - DEFAULT_LINK_TEXT_WEIGHT) * relevance
+        revealer = self.families.revealer_of(url_id)
         for level, links in self.families.relatives(url_id, levels=self.relative_levels):
             score = self.settings.gamma**level * share
             for link in links.tolist():
-                self.raise_score(link, score)
+                queued = self.queued_score(link)
+                if queued is None or not self.raise_score(link, score):
+                    continue
+                if self.relatives_lowered_after is not None:
+                    own = self._raised.get(link, (queued, score))[0]
+                    self._raised[link] = (own, score)
+            if self.relatives_lowered_after is not None and revealer is not None:
+                self._misses[revealer] = 0
+                revealer = self.families.revealer_of(revealer)
+        if len(self._raised) > 2 * self.families.capacity:
+            self._forget_unheld_raises()
+
+    def _count_miss(self, url_id: int, relevance: float, revealed_links: bool) -> None:
+        """A raised link's page earned nothing and revealed no new link: one more miss
+        for its family; at `relatives_lowered_after` in a row, the family's links still
+        queued at their raise go back to their own estimates."""
+        if self._raised.pop(url_id, None) is None:
+            return
+        revealer = self.families.revealer_of(url_id)
+        if revealer is None or revealer not in self._misses:
+            return
+        if revealed_links or (relevance > 0.0 and relevance >= self.relevant_at):
+            self._misses[revealer] = 0
+            return
+        self._misses[revealer] += 1
+        assert self.relatives_lowered_after is not None
+        family = self.families.family(revealer)
+        if self._misses[revealer] < self.relatives_lowered_after or family is None:
+            return
+        del self._misses[revealer]
+        for link in family.tolist():
+            own, raised = self._raised.pop(link, (None, None))
+            if own is not None and self.queued_score(link) == raised:  # not raised since
+                self.rescore(link, own)
+
+    def _forget_unheld_raises(self) -> None:
+        """Forget the raises of families no longer held (`LinkFamilies` drops the
+        oldest): they can no longer be lowered, and a long crawl would pile them up. The
+        raised links held are at most the links held, so this runs once every
+        `capacity` raises at most."""
+        self._raised = {
+            link: scores
+            for link, scores in self._raised.items()
+            if self.families.revealer_of(link) is not None
+        }
+        self._misses = {
+            page: misses
+            for page, misses in self._misses.items()
+            if self.families.family(page) is not None
+        }
 
     def _explore(self, on: bool) -> None:
         self.host_values.explore(on)

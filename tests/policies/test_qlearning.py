@@ -16,6 +16,7 @@ import pytest
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
 from policies.exploration_budget import ExplorationBudget
 from policies.frontier import HEADS_SLACK, PriorityFrontier
+from policies.link_families import LinkFamilies
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, Row, link_tokens, sgd_steps
 from policies.qlearning import (
@@ -1000,8 +1001,70 @@ def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> Non
     assert len(frontier.families) == 4
 
 
+def raise_a_family(lowered_after: int | None) -> QLearningFrontier:
+    """A hub reveals 2 and five links that look worse (3 to 7, at 0.01) than one found
+    elsewhere (20, at 0.04); 2's page is relevant and raises them to 0.045."""
+    frontier = QLearningFrontier(
+        budget=ExplorationBudget(warmup=0),
+        relative_levels=1,
+        relatives_lowered_after=lowered_after,
+    )
+    hub = candidate(1, 0.0, depth=0)
+    frontier.push(hub)
+    assert popped_id(frontier) == 1
+    links = [candidate(2, 0.05), *(candidate(i, 0.01) for i in range(3, 8))]
+    best = reveal_and_take(frontier, hub, 0.0, links, expected=2)
+    frontier.push(candidate(20, 0.04))
+    reveal_and_take(frontier, best, 0.3, [], expected=3)
+    return frontier
+
+
+def test_a_raised_family_goes_back_to_its_own_estimates_once_its_pages_miss() -> None:
+    # 3 and 4 earn nothing and reveal nothing: the rest of the family falls back below 20
+    frontier = raise_a_family(lowered_after=2)
+    frontier.on_fetched(candidate(3, 0.045), 0.0, [])
+    assert popped_id(frontier) == 4
+    frontier.on_fetched(candidate(4, 0.045), 0.0, [])
+    assert [popped_id(frontier) for _ in range(2)] == [20, 5]
+    # never lowered by default
+    frontier = raise_a_family(lowered_after=None)
+    frontier.on_fetched(candidate(3, 0.045), 0.0, [])
+    assert popped_id(frontier) == 4
+    frontier.on_fetched(candidate(4, 0.045), 0.0, [])
+    assert popped_id(frontier) == 5
+
+
+def test_a_raised_page_that_leads_on_keeps_its_family_raised() -> None:
+    # 3 reveals a new link: the misses start again, and 4's alone does not lower the rest
+    frontier = raise_a_family(lowered_after=2)
+    reveal_and_take(frontier, candidate(3, 0.045), 0.0, [candidate(30, 0.001)], expected=4)
+    frontier.on_fetched(candidate(4, 0.045), 0.0, [])
+    assert popped_id(frontier) == 5
+
+
+def test_only_the_raises_of_families_still_held_are_kept_for_lowering() -> None:
+    # families of two links, four links held: fifty raised families leave at most
+    # twice as many raises as links held, the newest family's among them
+    frontier = QLearningFrontier(
+        budget=ExplorationBudget(warmup=0),
+        relative_levels=1,
+        relatives_lowered_after=5,
+        families=LinkFamilies(capacity=4),
+    )
+    for page in range(1000, 1050):
+        links = [candidate(2 * page, 0.01), candidate(2 * page + 1, 0.01)]
+        frontier.on_fetched(candidate(page, 0.0), 0.0, links)
+        frontier.push_many(links)
+        frontier.on_fetched(links[0], 0.3, [])
+    assert len(frontier._raised) <= 8
+    assert 2 * 1049 + 1 in frontier._raised
+    assert len(frontier._misses) <= 4
+
+
 def test_the_raises_settings_out_of_range_are_named() -> None:
     with pytest.raises(ValueError, match="relative_levels is 0 or more, not -1"):
         QLearningFrontier(relative_levels=-1)
+    with pytest.raises(ValueError, match="relatives_lowered_after is 1 or more, or None, not 0"):
+        QLearningFrontier(relatives_lowered_after=0)
     with pytest.raises(ValueError, match="relevant_at is between 0 and 1, not 2"):
         QLearningFrontier(relevant_at=2)
