@@ -18,7 +18,9 @@ then the ground-truth relevance from which a page counts (the real web's: 0.15):
     python bench/focus.py --ground-truth /tmp/realweb/truth/git --truth-threshold 0.15 \
         --budget 1000 --repeat 3 --per-host-concurrency 4
 
-`crawler experiment live` runs the same crawls from one command, for one web.
+`crawler experiment live` runs the same crawls from one command, for one web. A policy
+named `ablation-<variant>` is one of `bench/focus_ablations.py`'s variants (`--policies
+best-first qlearning ablation-unraised`).
 
 It reports, besides the harvest, the recall of the relevant pages within the first N
 fetched and the pages fetched until recall reached 0.9 (inf: not within the budget).
@@ -63,6 +65,10 @@ async def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--plot", help="draw the harvest curves here (a PNG file)")
     args = parser.parse_args()
+    if any(name.startswith("ablation-") for name in args.policies):
+        from focus_ablations import register_variants  # bench/focus_ablations.py's
+
+        register_variants()
     threshold = args.truth_threshold
     results: dict[str, list[dict[str, float]]] = {name: [] for name in args.policies}
     curves: dict[str, list[np.ndarray]] = {name: [] for name in args.policies}

@@ -5,6 +5,10 @@ fills it, each fetched page taken from the frontier (whose running value, the su
 keeps eq. (10)'s targets bounded), with scores in the reward's range.
 
     python bench/rerank_cost.py [--queued 100000] [--fetches 500] [--hosts 20]
+        [--relative-levels 2]
+
+`--relative-levels` 0 measures the frontier without the raise of a relevant page's
+relatives (the default's 2 records each fetch's new links for it, `LinkFamilies`).
 """
 
 from __future__ import annotations
@@ -47,9 +51,10 @@ def main() -> None:
     parser.add_argument("--queued", type=int, default=100_000)
     parser.add_argument("--fetches", type=int, default=500)
     parser.add_argument("--hosts", type=int, default=20, help="the queue's URLs spread over")
+    parser.add_argument("--relative-levels", type=int, default=2)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    frontier = QLearningFrontier()
+    frontier = QLearningFrontier(relative_levels=args.relative_levels)
     url_id = 0
     frontier.push(link(rng, 0, args.hosts))
     skills = []
