@@ -87,12 +87,13 @@ at the crawler's relevance threshold raises the queued pages found with it to at
 gamma times its relevance's share of a link's estimate, and those found with its
 discoverer to gamma squared times it), `relatives-raised-after-warmup` (and nothing
 raised while the budget's warmup pages come in), `siblings-raised` (the pages found
-with it only, from the first page on); `relatives-raised-deferred` and
-`siblings-raised-deferred` (the frontier's own raise, off by default, at two levels and
-at one: it holds the warmup's relevant pages back and raises their relatives once the
-warmup ends); `relatives-raised-while-paying` and `siblings-raised-while-paying` (that
-raise, lowered again for a family once ten of its raised pages in a row were fetched to
-no relevant page and no new link); and `best-first-again`,
+with it only, from the first page on), all three never lowered; `unraised` (no raise:
+`relative_levels` 0); `relatives-raised-deferred` and `siblings-raised-deferred` (the
+frontier's own raise, at two levels and at one, never lowered: it holds the warmup's
+relevant pages back and raises their relatives once the warmup ends);
+`relatives-raised-while-paying` and `siblings-raised-while-paying` (that raise, lowered
+again for a family once ten of its raised pages in a row were fetched to no relevant
+page and no new link, not thirty as the frontier's own); and `best-first-again`,
 best-first itself, crawled in its own turn of each run: how far two crawls of one order
 fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -1007,12 +1008,16 @@ class _ChildrenBackedUp(QLearningFrontier):
 
 class _RelativesRaised(QLearningFrontier):
     """The frontier's raise of a relevant page's relatives (`relative_levels`: the queued
-    pages found with it, and at 2 those found with its discoverer), not held back
-    through the warmup: raised from the first page on, or with `after_warmup` not at all
-    for the warmup's pages."""
+    pages found with it, and at 2 those found with its discoverer), never lowered and
+    not held back through the warmup: raised from the first page on, or with
+    `after_warmup` not at all for the warmup's pages."""
 
     def __init__(self, after_warmup: bool = False, levels: int = 2, **kw: object) -> None:
-        super().__init__(relative_levels=levels, **kw)  # type: ignore[arg-type]
+        super().__init__(
+            relative_levels=levels,
+            relatives_lowered_after=None,
+            **kw,  # type: ignore[arg-type]
+        )
         self.after_warmup = after_warmup  # raise nothing while the warmup's pages come in
 
     def _raise_relatives_of(self, url_id: int, relevance: float) -> None:
@@ -1128,8 +1133,13 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "relatives-raised": lambda **kw: _RelativesRaised(**kw),
     "relatives-raised-after-warmup": lambda **kw: _RelativesRaised(after_warmup=True, **kw),
     "siblings-raised": lambda **kw: _RelativesRaised(levels=1, **kw),
-    "relatives-raised-deferred": lambda **kw: QLearningFrontier(relative_levels=2, **kw),
-    "siblings-raised-deferred": lambda **kw: QLearningFrontier(relative_levels=1, **kw),
+    "unraised": lambda **kw: QLearningFrontier(relative_levels=0, **kw),
+    "relatives-raised-deferred": lambda **kw: QLearningFrontier(
+        relative_levels=2, relatives_lowered_after=None, **kw
+    ),
+    "siblings-raised-deferred": lambda **kw: QLearningFrontier(
+        relative_levels=1, relatives_lowered_after=None, **kw
+    ),
     "relatives-raised-while-paying": lambda **kw: QLearningFrontier(
         relative_levels=2, relatives_lowered_after=10, **kw
     ),
@@ -1139,7 +1149,8 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
 }
 
 
-def _register() -> None:
+def register_variants() -> None:
+    """Each variant as a frontier policy named ablation-<variant>."""
     for name, make in VARIANTS.items():
         label = f"ablation-{name}"
 
@@ -1161,7 +1172,7 @@ async def main() -> None:
     parser.add_argument("--per-host-concurrency", type=int, default=4)
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     args = parser.parse_args()
-    _register()
+    register_variants()
     web = TruthWeb.read(args.ground_truth, args.truth_threshold)
     await check_served(web)
     holding = web.relevant_by_host()

@@ -49,6 +49,13 @@ from policies.site_values import SectionSkill, SiteValues, section_of
 # the sections' weight follows their skill in steps of this: each step ranks every
 # section again (`PriorityFrontier.refresh_all`)
 SKILL_STEP = 0.005
+# a raised family goes back to its own estimates after this many of its raised pages in
+# a row earned nothing and revealed no new link. A table of contents' chapter pages
+# reveal nothing new where its part pages reveal the sections (PostgreSQL's root: up
+# to 24 chapters between two parts); a family that never leads on costs this many pages,
+# not its whole size (docs/focus.md, "A raised family lowered once its pages stop
+# paying")
+RELATIVES_LOWERED_AFTER = 30
 
 
 def first_fetch_reward(relevance: float) -> float:
@@ -165,14 +172,14 @@ class QLearningFrontier(PriorityFrontier):
     a large queue is re-ranked over many batches (100,000 URLs over some 100); once it
     stops correcting them, the hosts holding corrected indexes are re-ranked once more.
     A frontier spilled to storage comes back by this index too (`refill_order`).
-    With `relative_levels` 1 or 2 (0 by default), a page at the crawl's relevance
-    threshold (`relevant_at`) raises the queued links its discoverer revealed with it,
-    and with 2 those its discoverer was revealed with (`LinkFamilies`): the pages beside
-    a relevant one, worth more than their words say before what lies beyond them is
-    seen. With `relatives_lowered_after`, a family whose raised pages stop paying, that
-    many in a row neither relevant nor revealing a new link, goes back to its own
-    estimates. The warmup's relevant pages raise theirs when it ends, so that its pages
-    are best-first's. The raise is in memory: a URL spilled and read back, or queued when
+    A page at the crawl's relevance threshold (`relevant_at`) raises the queued links its
+    discoverer revealed with it, and with `relative_levels` 2 (the default; 1, or 0 for
+    none) those its discoverer was revealed with (`LinkFamilies`): the pages beside a
+    relevant one, worth more than their words say before what lies beyond them is
+    seen. A family whose raised pages stop paying, `relatives_lowered_after` in a row
+    neither relevant nor revealing a new link, goes back to its own estimates. The
+    warmup's relevant pages raise theirs when it ends, so that its pages are
+    best-first's. The raise is in memory: a URL spilled and read back, or queued when
     the crawl resumed, ranks by its stored estimate.
     """
 
@@ -196,8 +203,8 @@ class QLearningFrontier(PriorityFrontier):
         section_skill: SectionSkill | None = None,
         budget: ExplorationBudget | None = None,
         relevant_at: float = 0.1,
-        relative_levels: int = 0,
-        relatives_lowered_after: int | None = None,
+        relative_levels: int = 2,
+        relatives_lowered_after: int | None = RELATIVES_LOWERED_AFTER,
         families: LinkFamilies | None = None,
     ) -> None:
         super().__init__(patience=patience, relevant_at=relevant_at)
@@ -249,8 +256,7 @@ class QLearningFrontier(PriorityFrontier):
         self.families = families if families is not None else LinkFamilies()
         self._held_back: list[tuple[int, float]] = []
         # a relevant page raises the links its discoverer revealed with it (1), and those
-        # its discoverer was revealed with (2); 0, the default: none (docs/focus.md, "A
-        # relevant page raises the links found beside it": it loses `unicode`)
+        # its discoverer was revealed with (2, the default); 0: none
         self.relative_levels = relative_levels
         # a raised family's links go back to their own estimates once this many of its
         # raised links in a row were fetched to no relevant page and no new link (None:

@@ -274,7 +274,7 @@ def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) 
     variants += ["ridge-confident", "patient-while-exploring", "baseline-running-mean"]
     variants += ["hosts-mean-unskilled", "children-backed-up", "relatives-raised"]
     variants += ["relatives-raised-after-warmup", "siblings-raised", "siblings-raised-deferred"]
-    variants += ["relatives-raised-deferred", "relatives-raised-while-paying"]
+    variants += ["relatives-raised-deferred", "unraised", "relatives-raised-while-paying"]
     ablations = [*compost, "--budget", "100", "--variants", *variants]
     timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
     heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]

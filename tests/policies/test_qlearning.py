@@ -967,14 +967,16 @@ def test_a_relevant_page_raises_the_links_found_beside_it() -> None:
     assert crawl_a_hub(BestFirst(), 0.3) == [5, 6, 3, 4]
     raising = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=1)
     assert crawl_a_hub(raising, 0.3) == [3, 4, 5, 6]
-    # the crawl's threshold tells what is relevant; by default nothing is raised
+    # the crawl's threshold tells what is relevant; the default raises, at 0 nothing is
     higher = QLearningFrontier(
         budget=ExplorationBudget(warmup=0), relative_levels=1, relevant_at=0.35
     )
     assert crawl_a_hub(higher, 0.3) == [5, 6, 3, 4]
     default = QLearningFrontier(budget=ExplorationBudget(warmup=0))
-    assert crawl_a_hub(default, 0.3) == [5, 6, 3, 4]
-    assert len(default.families) == 0
+    assert crawl_a_hub(default, 0.3) == [3, 4, 5, 6]
+    unraised = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=0)
+    assert crawl_a_hub(unraised, 0.3) == [5, 6, 3, 4]
+    assert len(unraised.families) == 0
 
 
 def test_the_warmups_relevant_pages_raise_their_relatives_once_it_ends() -> None:
@@ -1026,7 +1028,7 @@ def test_a_raised_family_goes_back_to_its_own_estimates_once_its_pages_miss() ->
     assert popped_id(frontier) == 4
     frontier.on_fetched(candidate(4, 0.045), 0.0, [])
     assert [popped_id(frontier) for _ in range(2)] == [20, 5]
-    # never lowered by default
+    # never lowered with None
     frontier = raise_a_family(lowered_after=None)
     frontier.on_fetched(candidate(3, 0.045), 0.0, [])
     assert popped_id(frontier) == 4
