@@ -616,7 +616,7 @@ class QLearningFrontier(PriorityFrontier):
             self._forget_unheld_raises()
 
     def _count_miss(self, url_id: int, relevance: float, revealed_links: bool) -> None:
-        """A raised link's page earned nothing and revealed no new link: one more miss
+        """A raised link's page was not relevant and revealed no new link: one more miss
         for its family; at `relatives_lowered_after` in a row, the family's links still
         queued at their raise go back to their own estimates."""
         if self._raised.pop(url_id, None) is None:
@@ -640,9 +640,9 @@ class QLearningFrontier(PriorityFrontier):
 
     def _forget_unheld_raises(self) -> None:
         """Forget the raises of families no longer held (`LinkFamilies` drops the
-        oldest): they can no longer be lowered, and a long crawl would pile them up. The
-        raised links held are at most the links held, so this runs once every
-        `capacity` raises at most."""
+        oldest): they can no longer be lowered, and a long crawl would pile them up. It
+        leaves at most the links held, about `capacity`, so it runs at most once in
+        `capacity` raises."""
         self._raised = {
             link: scores
             for link, scores in self._raised.items()
