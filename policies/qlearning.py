@@ -50,7 +50,7 @@ from policies.site_values import SectionSkill, SiteValues, section_of
 # section again (`PriorityFrontier.refresh_all`)
 SKILL_STEP = 0.005
 # a raised family goes back to its own estimates after this many of its raised pages in
-# a row earned nothing and revealed no new link. A table of contents' chapter pages
+# a row were not relevant and revealed no new link. A table of contents' chapter pages
 # reveal nothing new where its part pages reveal the sections (PostgreSQL's root: up
 # to 24 chapters between two parts); a family that never leads on costs this many pages,
 # not its whole size (docs/focus.md, "A raised family lowered once its pages stop
@@ -595,7 +595,7 @@ class QLearningFrontier(PriorityFrontier):
         reward is part of what its discoverer's fetch revealed, so each other link that
         fetch revealed is worth at least gamma times that reward, counted as a link's
         estimate counts its parent's relevance (0.3 of it), and each link revealed with
-        its discoverer gamma squared times it. Raised (`raise_score`); with
+        its discoverer gamma squared times it. Raised, never lowered here; with
         `relatives_lowered_after`, lowered again once the family's raised pages miss
         (`_count_miss`)."""
         share = (1.0 - DEFAULT_LINK_TEXT_WEIGHT) * relevance
@@ -604,8 +604,9 @@ class QLearningFrontier(PriorityFrontier):
             score = self.settings.gamma**level * share
             for link in links.tolist():
                 queued = self.queued_score(link)
-                if queued is None or not self.raise_score(link, score):
+                if queued is None or queued >= score:
                     continue
+                self.rescore(link, score)
                 if self.relatives_lowered_after is not None:
                     own = self._raised.get(link, (queued, score))[0]
                     self._raised[link] = (own, score)
