@@ -93,7 +93,10 @@ frontier's own raise, at two levels and at one, never lowered: it holds the warm
 relevant pages back and raises their relatives once the warmup ends);
 `relatives-raised-while-paying` and `siblings-raised-while-paying` (that raise, lowered
 again for a family once ten of its raised pages in a row were fetched to no relevant
-page and no new link, not thirty as the frontier's own); and `best-first-again`,
+page and no new link, not thirty as the frontier's own); `raise-kept-by-leading-on`
+(the frontier's own raise and lowering, but a raised page at the threshold does not
+start its family's misses again: only one that reveals a new link does, and a relevant
+one raises the family again until its next miss); and `best-first-again`,
 best-first itself, crawled in its own turn of each run: how far two crawls of one order
 fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -1145,6 +1148,9 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     ),
     "siblings-raised-while-paying": lambda **kw: QLearningFrontier(
         relative_levels=1, relatives_lowered_after=10, **kw
+    ),
+    "raise-kept-by-leading-on": lambda **kw: QLearningFrontier(
+        relatives_kept_by_relevance=False, **kw
     ),
 }
 

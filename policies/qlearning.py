@@ -177,7 +177,8 @@ class QLearningFrontier(PriorityFrontier):
     none) those its discoverer was revealed with (`LinkFamilies`): the pages beside a
     relevant one, worth more than their words say before what lies beyond them is
     seen. A family whose raised pages stop paying, `relatives_lowered_after` in a row
-    neither relevant nor revealing a new link, goes back to its own estimates. The
+    neither relevant nor revealing a new link (with `relatives_kept_by_relevance` False:
+    not revealing one), goes back to its own estimates. The
     warmup's relevant pages raise theirs when it ends, so that its pages are
     best-first's. The raise is in memory: a URL spilled and read back, or queued when
     the crawl resumed, ranks by its stored estimate.
@@ -205,6 +206,7 @@ class QLearningFrontier(PriorityFrontier):
         relevant_at: float = 0.1,
         relative_levels: int = 2,
         relatives_lowered_after: int | None = RELATIVES_LOWERED_AFTER,
+        relatives_kept_by_relevance: bool = True,
         families: LinkFamilies | None = None,
     ) -> None:
         super().__init__(patience=patience, relevant_at=relevant_at)
@@ -262,6 +264,10 @@ class QLearningFrontier(PriorityFrontier):
         # raised links in a row were fetched to no relevant page and no new link (None:
         # never)
         self.relatives_lowered_after = relatives_lowered_after
+        # a raised page at `relevant_at` starts its family's misses again, as one that
+        # leads on does; False: only one that leads on, and a relevant one raises the
+        # family again until its next miss
+        self.relatives_kept_by_relevance = relatives_kept_by_relevance
         self._raised: dict[int, tuple[float, float]] = {}  # raised link -> (own, raised)
         self._misses: dict[int, int] = {}  # a raised family's revealer -> misses in a row
 
@@ -611,21 +617,26 @@ class QLearningFrontier(PriorityFrontier):
                     own = self._raised.get(link, (queued, score))[0]
                     self._raised[link] = (own, score)
             if self.relatives_lowered_after is not None and revealer is not None:
-                self._misses[revealer] = 0
+                if self.relatives_kept_by_relevance:
+                    self._misses[revealer] = 0
+                else:
+                    self._misses.setdefault(revealer, 0)
                 revealer = self.families.revealer_of(revealer)
         if len(self._raised) > 2 * self.families.capacity:
             self._forget_unheld_raises()
 
     def _count_miss(self, url_id: int, relevance: float, revealed_links: bool) -> None:
         """A raised link's page was not relevant and revealed no new link: one more miss
-        for its family; at `relatives_lowered_after` in a row, the family's links still
-        queued at their raise go back to their own estimates."""
+        for its family (not relevant is not asked with `relatives_kept_by_relevance`
+        False); at `relatives_lowered_after` in a row, the family's links still queued
+        at their raise go back to their own estimates."""
         if self._raised.pop(url_id, None) is None:
             return
         revealer = self.families.revealer_of(url_id)
         if revealer is None or revealer not in self._misses:
             return
-        if revealed_links or (relevance > 0.0 and relevance >= self.relevant_at):
+        relevant = relevance > 0.0 and relevance >= self.relevant_at
+        if revealed_links or (relevant and self.relatives_kept_by_relevance):
             self._misses[revealer] = 0
             return
         self._misses[revealer] += 1
@@ -633,7 +644,8 @@ class QLearningFrontier(PriorityFrontier):
         family = self.families.family(revealer)
         if self._misses[revealer] < self.relatives_lowered_after or family is None:
             return
-        del self._misses[revealer]
+        if self.relatives_kept_by_relevance:
+            del self._misses[revealer]  # a new raise counts from none
         for link in family.tolist():
             own, raised = self._raised.pop(link, (None, None))
             if own is not None and self.queued_score(link) == raised:  # not raised since

@@ -1003,13 +1003,14 @@ def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> Non
     assert len(frontier.families) == 4
 
 
-def raise_a_family(lowered_after: int | None) -> QLearningFrontier:
+def raise_a_family(lowered_after: int | None, kept_by_relevance: bool = True) -> QLearningFrontier:
     """A hub reveals 2 and five links that look worse (3 to 7, at 0.01) than one found
     elsewhere (20, at 0.04); 2's page is relevant and raises them to 0.045."""
     frontier = QLearningFrontier(
         budget=ExplorationBudget(warmup=0),
         relative_levels=1,
         relatives_lowered_after=lowered_after,
+        relatives_kept_by_relevance=kept_by_relevance,
     )
     hub = candidate(1, 0.0, depth=0)
     frontier.push(hub)
@@ -1042,6 +1043,29 @@ def test_a_raised_page_that_leads_on_keeps_its_family_raised() -> None:
     reveal_and_take(frontier, candidate(3, 0.045), 0.0, [candidate(30, 0.001)], expected=4)
     frontier.on_fetched(candidate(4, 0.045), 0.0, [])
     assert popped_id(frontier) == 5
+
+
+def test_a_relevant_raised_page_keeps_its_family_raised_unless_only_leading_on_does() -> None:
+    # 3 is relevant and reveals nothing, 4 misses: by default 3 starts the misses again
+    frontier = raise_a_family(lowered_after=2)
+    frontier.on_fetched(candidate(3, 0.045), 0.3, [])
+    assert popped_id(frontier) == 4
+    frontier.on_fetched(candidate(4, 0.045), 0.0, [])
+    assert [popped_id(frontier) for _ in range(2)] == [5, 6]
+    # kept by leading on alone, 3 and 4 are two misses in a row: lowered
+    frontier = raise_a_family(lowered_after=2, kept_by_relevance=False)
+    frontier.on_fetched(candidate(3, 0.045), 0.3, [])
+    assert popped_id(frontier) == 4
+    frontier.on_fetched(candidate(4, 0.045), 0.0, [])
+    assert popped_id(frontier) == 20
+    # a relevant page of the lowered family raises the rest again until their next miss
+    frontier.on_fetched(candidate(20, 0.04), 0.0, [])
+    assert popped_id(frontier) == 5
+    frontier.on_fetched(candidate(5, 0.01), 0.3, [])
+    frontier.push(candidate(21, 0.04))
+    assert popped_id(frontier) == 6
+    frontier.on_fetched(candidate(6, 0.045), 0.0, [])
+    assert [popped_id(frontier) for _ in range(2)] == [21, 7]
 
 
 def test_only_the_raises_of_families_still_held_are_kept_for_lowering() -> None:
