@@ -4,7 +4,8 @@ the ground truth and how many new links they revealed, and when a family was low
 again.
 
     python bench/raise_trace.py --ground-truth /tmp/realweb2/truth/mvcc \
-        [--levels 2] [--lowered-after 30] [--budget 1000] [--per-host-concurrency 4]
+        [--levels 2] [--lowered-after 30] [--kept-by-leading-on] [--budget 1000] \
+        [--per-host-concurrency 4]
 
 A family is the new links one fetch revealed (`policies/link_families.py`), named by
 that fetch's page. For each family raised it prints the fetch at which it was first
@@ -14,7 +15,9 @@ relevant by the ground truth, the longest run of them in a row that did neither 
 frontier's miss, with the ground truth's relevance), and the fetch at which it was
 lowered, if it was.
 Without --lowered-after a raised family is never lowered (the frontier's raise as
-`relatives-raised-deferred` runs it in `bench/focus_ablations.py`).
+`relatives-raised-deferred` runs it in `bench/focus_ablations.py`); with
+--kept-by-leading-on only a raised page that reveals a new link starts its family's
+misses again (`relatives_kept_by_relevance` False, `raise-kept-by-leading-on`).
 """
 
 from __future__ import annotations
@@ -103,6 +106,7 @@ async def main() -> None:
     parser.add_argument("--truth-threshold", type=float)
     parser.add_argument("--levels", type=int, default=2, choices=[1, 2])
     parser.add_argument("--lowered-after", type=int)
+    parser.add_argument("--kept-by-leading-on", action="store_true")
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--per-host-concurrency", type=int, default=4)
     args = parser.parse_args()
@@ -113,6 +117,7 @@ async def main() -> None:
             TracedRaise(
                 relative_levels=args.levels,
                 relatives_lowered_after=args.lowered_after,
+                relatives_kept_by_relevance=not args.kept_by_leading_on,
                 **settings,
             )
         )
