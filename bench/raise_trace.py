@@ -11,9 +11,10 @@ A family is the new links one fetch revealed (`policies/link_families.py`), name
 that fetch's page. For each family raised it prints the fetch at which it was first
 raised, its links moved up, how many of them the crawl then fetched, how many of those
 revealed new links and how many new links they revealed on average, how many were
-relevant by the ground truth, the longest run of them in a row that did neither (the
-frontier's miss, with the ground truth's relevance), and the fetch at which it was
-lowered, if it was.
+relevant by the ground truth and how many by the crawl's own score, the longest run of
+them in a row that did neither (the frontier's miss, with the ground truth's
+relevance), the fetches at which it was first and last lowered, if it was, and how many
+times (a relevant page raises a lowered family again).
 Without --lowered-after a raised family is never lowered (the frontier's raise as
 `relatives-raised-deferred` runs it in `bench/focus_ablations.py`); with
 --kept-by-leading-on only a raised page that reveals a new link starts its family's
@@ -41,7 +42,8 @@ class Family:
     raised_at: int  # the fetch at which a relevant page first raised it
     raised: set[int] = field(default_factory=set)  # its links moved up
     fetched: list[tuple[str, int]] = field(default_factory=list)  # (URL, new links revealed)
-    lowered_at: int | None = None
+    scored_relevant: int = 0  # fetched pages at the crawl's own threshold (`relevant_at`)
+    lowered: list[int] = field(default_factory=list)  # the fetches at which it was lowered
 
     def longest_miss(self, relevant: Callable[[str], bool]) -> int:
         """The most raised pages fetched in a row that revealed no new link and were not
@@ -78,6 +80,7 @@ class TracedRaise(QLearningFrontier):
         family = self.traced.get(revealer) if revealer is not None else None
         if family is not None and candidate.url_id in family.raised:
             family.fetched.append((candidate.url, len(children)))
+            family.scored_relevant += relevance > 0.0 and relevance >= self.relevant_at
         super().on_fetched(candidate, relevance, children)
 
     def _raise_relatives(self, url_id: int, relevance: float) -> None:
@@ -96,7 +99,9 @@ class TracedRaise(QLearningFrontier):
         moved = super().rescore(url_id, score)
         revealer = self.families.revealer_of(url_id)
         if moved and queued is not None and score < queued and revealer in self.traced:
-            self.traced[revealer].lowered_at = self.fetches
+            lowered = self.traced[revealer].lowered
+            if not lowered or lowered[-1] != self.fetches:  # one lowering moves many links
+                lowered.append(self.fetches)
         return moved
 
 
@@ -134,7 +139,8 @@ async def main() -> None:
     frontier = made[-1]
     print(
         "family\traised at\traised\tfetched\tleading on\tnew links a page\trelevant"
-        "\tlongest miss\tlowered at"
+        "\trelevant by its score"
+        "\tlongest miss\tfirst lowered at\tlast lowered at\tlowerings"
     )
 
     def relevant(url: str) -> bool:
@@ -147,8 +153,10 @@ async def main() -> None:
         print(
             f"{frontier.urls.get(revealer, revealer)}\t{family.raised_at}\t{len(family.raised)}"
             f"\t{len(revealed)}\t{sum(n > 0 for n in revealed)}\t{mean:.1f}\t{found}"
+            f"\t{family.scored_relevant}"
             f"\t{family.longest_miss(relevant)}"
-            f"\t{family.lowered_at if family.lowered_at is not None else '-'}"
+            f"\t{family.lowered[0] if family.lowered else '-'}"
+            f"\t{family.lowered[-1] if family.lowered else '-'}\t{len(family.lowered)}"
         )
 
 
