@@ -96,7 +96,9 @@ again for a family once ten of its raised pages in a row were fetched to no rele
 page and no new link, not thirty as the frontier's own); `raise-kept-by-leading-on`
 (the frontier's own raise and lowering, but a raised page at the threshold does not
 start its family's misses again: only one that reveals a new link does, and a relevant
-one raises the family again until its next miss); and `best-first-again`,
+one raises the family again until its next miss); `poor-hosts-unoptimistic` (no
+optimism for a host tried 30 times or more whose pages earned less than half the
+crawl's mean reward); and `best-first-again`,
 best-first itself, crawled in its own turn of each run: how far two crawls of one order
 fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -285,6 +287,55 @@ class _HostsMeanUnskilled(QLearningFrontier):
         values = self.host_values
         mean = values.weight * values.mean(host)
         return values.index(host) - self.section_weight * mean
+
+
+class _PoorHostsUnoptimistic(SiteValues):
+    """A host's optimism, as the frontier gives it, but none for a host tried `after`
+    times or more whose pages earned less than `share` of the crawl's mean reward: the
+    round of the hosts by their tries that the optimism makes where it outweighs the
+    rewards leaves out the hosts shown to be poor."""
+
+    def __init__(self, after: int = 30, share: float = 0.5) -> None:
+        super().__init__(weight=0.0)
+        self.after, self.share = after, share
+        self._crawl = [0, 0.0]  # fetches, sum of rewards
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward)
+        self._crawl[0] += 1
+        self._crawl[1] += reward
+
+    def poor(self, arm: str) -> bool:
+        record = self._arms.get(arm)
+        if record is None or record.tried < self.after or record.fetched == 0:
+            return False
+        fetches, total = self._crawl
+        return record.reward / record.fetched < self.share * total / fetches
+
+    def poor_hosts(self) -> frozenset[str]:
+        return frozenset(arm for arm in self._arms if self.poor(arm))
+
+    def index(self, arm: str) -> float:
+        return 0.0 if self.poor(arm) else super().index(arm)
+
+
+class _PoorHostsFrontier(QLearningFrontier):
+    """The frontier with `_PoorHostsUnoptimistic` hosts: every host ranked again when
+    the hosts shown to be poor change (the crawl's mean moves them, not only their own
+    fetches)."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(host_values=_PoorHostsUnoptimistic(), **kw)
+        self._poor: frozenset[str] = frozenset()
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        super().on_fetched(candidate, relevance, children)
+        values = self.host_values
+        assert isinstance(values, _PoorHostsUnoptimistic)
+        poor = values.poor_hosts()
+        if poor != self._poor:
+            self._poor = poor
+            self.refresh_all()
 
 
 class _Surprised(_FullWeight):
@@ -1152,6 +1203,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "raise-kept-by-leading-on": lambda **kw: QLearningFrontier(
         relatives_kept_by_relevance=False, **kw
     ),
+    "poor-hosts-unoptimistic": lambda **kw: _PoorHostsFrontier(**kw),
 }
 
 
