@@ -98,7 +98,9 @@ page and no new link, not thirty as the frontier's own); `raise-kept-by-leading-
 start its family's misses again: only one that reveals a new link does, and a relevant
 one raises the family again until its next miss); `poor-hosts-unoptimistic` (no
 optimism for a host tried 30 times or more whose pages earned less than half the
-crawl's mean reward); and `best-first-again`,
+crawl's mean reward); `budget-by-harvest` (the exploration budget counted in pages
+at the crawl's relevance threshold, 0.1, not in their relevance); and
+`best-first-again`,
 best-first itself, crawled in its own turn of each run: how far two crawls of one order
 fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -336,6 +338,20 @@ class _PoorHostsFrontier(QLearningFrontier):
         if poor != self._poor:
             self._poor = poor
             self.refresh_all()
+
+
+class _HarvestBudget(ExplorationBudget):
+    """The exploration budget counted in relevant pages, not in reward: a page earns 1
+    at the crawl's relevance threshold (`relevant_at`, 0.1) and 0 below it, so that
+    exploring may cost alpha of the relevant pages best-first's order finds, not alpha
+    of their mean relevance, which pages about the topic a little earn too."""
+
+    def __init__(self, relevant_at: float = 0.1) -> None:
+        super().__init__()
+        self.relevant_at = relevant_at
+
+    def fetched(self, url_id: int, reward: float) -> bool:
+        return super().fetched(url_id, 1.0 if reward >= self.relevant_at else 0.0)
 
 
 class _Surprised(_FullWeight):
@@ -1204,6 +1220,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
         relatives_kept_by_relevance=False, **kw
     ),
     "poor-hosts-unoptimistic": lambda **kw: _PoorHostsFrontier(**kw),
+    "budget-by-harvest": lambda **kw: QLearningFrontier(budget=_HarvestBudget(), **kw),
 }
 
 
