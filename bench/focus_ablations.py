@@ -100,9 +100,8 @@ one raises the family again until its next miss); `poor-hosts-unoptimistic` (no
 optimism for a host tried 30 times or more whose pages earned less than half the
 crawl's mean reward); `budget-by-harvest` (the exploration budget counted in pages
 at the crawl's relevance threshold, 0.1, not in their relevance); and
-`best-first-again`,
-best-first itself, crawled in its own turn of each run: how far two crawls of one order
-fall apart.
+`best-first-again`, best-first itself, crawled in its own turn of each run: how far two
+crawls of one order fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
 names. Each run crawls best-first and the variants in turn, starting one further along
 than the run before (`crawler.experiments.rotated`).
