@@ -99,7 +99,8 @@ start its family's misses again: only one that reveals a new link does, and a re
 one raises the family again until its next miss); `poor-hosts-unoptimistic` (no
 optimism for a host tried 30 times or more whose pages earned less than half the
 crawl's mean reward); `budget-by-harvest` (the exploration budget counted in pages
-at the crawl's relevance threshold, 0.1, not in their relevance); and
+at the crawl's relevance threshold, 0.1, not in their relevance); `host-optimism-scaled`
+(a host's optimism three times the crawl's mean reward, at most the frontier's 0.1); and
 `best-first-again`, best-first itself, crawled in its own turn of each run: how far two
 crawls of one order fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -336,6 +337,49 @@ class _PoorHostsFrontier(QLearningFrontier):
         poor = values.poor_hosts()
         if poor != self._poor:
             self._poor = poor
+            self.refresh_all()
+
+
+class _ScaledHostOptimism(SiteValues):
+    """A host's optimism on the scale of the crawl's rewards: `scale` times the mean
+    reward of the crawl's pages, at most the frontier's own (0.1), so that where every
+    page earns little (0.01 on "unicode utf-8 text encoding") the hosts' optimism does
+    not outweigh what their links differ by."""
+
+    def __init__(self, scale: float = 3.0) -> None:
+        super().__init__(weight=0.0)
+        self.scale = scale
+        self._crawl = [0, 0.0]  # fetches, sum of rewards
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward)
+        self._crawl[0] += 1
+        self._crawl[1] += reward
+
+    def scaled(self) -> float:
+        fetches, total = self._crawl
+        mean = total / (fetches + self.prior)
+        return min(self.optimism, self.scale * mean)
+
+    def index(self, arm: str) -> float:
+        return self.scaled() / math.sqrt(1 + self.tries(arm))
+
+
+class _ScaledOptimismFrontier(QLearningFrontier):
+    """The frontier with `_ScaledHostOptimism` hosts: every host ranked again once the
+    optimism's scale moved by a tenth since they last were."""
+
+    def __init__(self, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(host_values=_ScaledHostOptimism(), **kw)
+        self._ranked_at = 0.0
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        super().on_fetched(candidate, relevance, children)
+        values = self.host_values
+        assert isinstance(values, _ScaledHostOptimism)
+        scaled = values.scaled()
+        if abs(scaled - self._ranked_at) > 0.1 * max(self._ranked_at, 1e-9):
+            self._ranked_at = scaled
             self.refresh_all()
 
 
@@ -1220,6 +1264,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     ),
     "poor-hosts-unoptimistic": lambda **kw: _PoorHostsFrontier(**kw),
     "budget-by-harvest": lambda **kw: QLearningFrontier(budget=_HarvestBudget(), **kw),
+    "host-optimism-scaled": lambda **kw: _ScaledOptimismFrontier(**kw),
 }
 
 
