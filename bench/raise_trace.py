@@ -80,7 +80,7 @@ class TracedRaise(QLearningFrontier):
         family = self.traced.get(revealer) if revealer is not None else None
         if family is not None and candidate.url_id in family.raised:
             family.fetched.append((candidate.url, len(children)))
-            family.scored_relevant += relevance > 0.0 and relevance >= self.relevant_at
+            family.scored_relevant += self.is_relevant(relevance)
         super().on_fetched(candidate, relevance, children)
 
     def _raise_relatives(self, url_id: int, relevance: float) -> None:

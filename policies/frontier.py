@@ -126,6 +126,11 @@ class PriorityFrontier:
         """The candidate's priority without its group's bonus: its key in its group."""
         return self.priority(candidate)
 
+    def is_relevant(self, relevance: float) -> bool:
+        """Whether a page this relevant counts as relevant: above zero and at `relevant_at`
+        or above."""
+        return relevance > 0.0 and relevance >= self.relevant_at
+
     def own_priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The own priorities of many queued candidates (a policy may compute them at
         once)."""

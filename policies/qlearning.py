@@ -589,7 +589,7 @@ class QLearningFrontier(PriorityFrontier):
             held, self._held_back = self._held_back, []
             for page, earned in held:
                 self._raise_relatives(page, earned)
-        if relevance <= 0.0 or relevance < self.relevant_at:
+        if not self.is_relevant(relevance):
             return
         if warming_up:
             self._held_back.append((url_id, relevance))
@@ -635,8 +635,7 @@ class QLearningFrontier(PriorityFrontier):
         revealer = self.families.revealer_of(url_id)
         if revealer is None or revealer not in self._misses:
             return
-        relevant = relevance > 0.0 and relevance >= self.relevant_at
-        if revealed_links or (relevant and self.relatives_kept_by_relevance):
+        if revealed_links or (self.is_relevant(relevance) and self.relatives_kept_by_relevance):
             self._misses[revealer] = 0
             return
         self._misses[revealer] += 1
