@@ -291,95 +291,92 @@ class _HostsMeanUnskilled(QLearningFrontier):
         return values.index(host) - self.section_weight * mean
 
 
-class _PoorHostsUnoptimistic(SiteValues):
+class _CrawlMeanHosts(SiteValues):
+    """Hosts' values that read the crawl's mean reward as well as their own pages', and
+    so move all at once as it moves: `ranks_moved` says when every host must be ranked
+    again (`_CrawlMeanHostsFrontier`)."""
+
+    def __init__(self) -> None:
+        super().__init__(weight=0.0)
+        self._crawl = [0, 0.0]  # fetches, sum of rewards
+
+    def fetched(self, arm: str, reward: float) -> None:
+        super().fetched(arm, reward)
+        self._crawl[0] += 1
+        self._crawl[1] += reward
+
+    def crawl_mean(self, prior: float = 0.0) -> float:
+        """The mean reward of the crawl's pages, shrunk by n / (n + prior)."""
+        fetches, total = self._crawl
+        return total / (fetches + prior) if fetches + prior > 0 else 0.0
+
+    def ranks_moved(self) -> bool:
+        raise NotImplementedError
+
+
+class _PoorHostsUnoptimistic(_CrawlMeanHosts):
     """A host's optimism, as the frontier gives it, but none for a host tried `after`
     times or more whose pages earned less than `share` of the crawl's mean reward: the
     round of the hosts by their tries that the optimism makes where it outweighs the
     rewards leaves out the hosts shown to be poor."""
 
     def __init__(self, after: int = 30, share: float = 0.5) -> None:
-        super().__init__(weight=0.0)
+        super().__init__()
         self.after, self.share = after, share
-        self._crawl = [0, 0.0]  # fetches, sum of rewards
-
-    def fetched(self, arm: str, reward: float) -> None:
-        super().fetched(arm, reward)
-        self._crawl[0] += 1
-        self._crawl[1] += reward
+        self._poor: frozenset[str] = frozenset()  # as the hosts were last ranked
 
     def poor(self, arm: str) -> bool:
         record = self._arms.get(arm)
         if record is None or record.tried < self.after or record.fetched == 0:
             return False
-        fetches, total = self._crawl
-        return record.reward / record.fetched < self.share * total / fetches
+        return record.reward / record.fetched < self.share * self.crawl_mean()
 
-    def poor_hosts(self) -> frozenset[str]:
-        return frozenset(arm for arm in self._arms if self.poor(arm))
+    def ranks_moved(self) -> bool:
+        poor = frozenset(arm for arm in self._arms if self.poor(arm))
+        moved, self._poor = poor != self._poor, poor
+        return moved
 
     def index(self, arm: str) -> float:
         return 0.0 if self.poor(arm) else super().index(arm)
 
 
-class _PoorHostsFrontier(QLearningFrontier):
-    """The frontier with `_PoorHostsUnoptimistic` hosts: every host ranked again when
-    the hosts shown to be poor change (the crawl's mean moves them, not only their own
-    fetches)."""
-
-    def __init__(self, **kw):  # type: ignore[no-untyped-def]
-        super().__init__(host_values=_PoorHostsUnoptimistic(), **kw)
-        self._poor: frozenset[str] = frozenset()
-
-    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
-        super().on_fetched(candidate, relevance, children)
-        values = self.host_values
-        assert isinstance(values, _PoorHostsUnoptimistic)
-        poor = values.poor_hosts()
-        if poor != self._poor:
-            self._poor = poor
-            self.refresh_all()
-
-
-class _ScaledHostOptimism(SiteValues):
+class _ScaledHostOptimism(_CrawlMeanHosts):
     """A host's optimism on the scale of the crawl's rewards: `scale` times the mean
     reward of the crawl's pages, at most the frontier's own (0.1), so that where every
     page earns little (0.01 on "unicode utf-8 text encoding") the hosts' optimism does
-    not outweigh what their links differ by."""
+    not outweigh what their links differ by. The hosts are ranked again once the scale
+    moved by a tenth since they last were."""
 
     def __init__(self, scale: float = 3.0) -> None:
-        super().__init__(weight=0.0)
+        super().__init__()
         self.scale = scale
-        self._crawl = [0, 0.0]  # fetches, sum of rewards
-
-    def fetched(self, arm: str, reward: float) -> None:
-        super().fetched(arm, reward)
-        self._crawl[0] += 1
-        self._crawl[1] += reward
+        self._ranked_at = 0.0
 
     def scaled(self) -> float:
-        fetches, total = self._crawl
-        mean = total / (fetches + self.prior)
-        return min(self.optimism, self.scale * mean)
+        return min(self.optimism, self.scale * self.crawl_mean(self.prior))
+
+    def ranks_moved(self) -> bool:
+        scaled = self.scaled()
+        moved = abs(scaled - self._ranked_at) > 0.1 * max(self._ranked_at, 1e-9)
+        if moved:
+            self._ranked_at = scaled
+        return moved
 
     def index(self, arm: str) -> float:
         return self.scaled() / math.sqrt(1 + self.tries(arm))
 
 
-class _ScaledOptimismFrontier(QLearningFrontier):
-    """The frontier with `_ScaledHostOptimism` hosts: every host ranked again once the
-    optimism's scale moved by a tenth since they last were."""
+class _CrawlMeanHostsFrontier(QLearningFrontier):
+    """The frontier with hosts valued by `_CrawlMeanHosts`: every host ranked again
+    after a fetch that moved them all."""
 
-    def __init__(self, **kw):  # type: ignore[no-untyped-def]
-        super().__init__(host_values=_ScaledHostOptimism(), **kw)
-        self._ranked_at = 0.0
+    def __init__(self, host_values: _CrawlMeanHosts, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(host_values=host_values, **kw)
+        self.crawl_mean_hosts = host_values
 
     def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
         super().on_fetched(candidate, relevance, children)
-        values = self.host_values
-        assert isinstance(values, _ScaledHostOptimism)
-        scaled = values.scaled()
-        if abs(scaled - self._ranked_at) > 0.1 * max(self._ranked_at, 1e-9):
-            self._ranked_at = scaled
+        if self.crawl_mean_hosts.ranks_moved():
             self.refresh_all()
 
 
@@ -1262,9 +1259,9 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "raise-kept-by-leading-on": lambda **kw: QLearningFrontier(
         relatives_kept_by_relevance=False, **kw
     ),
-    "poor-hosts-unoptimistic": lambda **kw: _PoorHostsFrontier(**kw),
+    "poor-hosts-unoptimistic": lambda **kw: _CrawlMeanHostsFrontier(_PoorHostsUnoptimistic(), **kw),
     "budget-by-harvest": lambda **kw: QLearningFrontier(budget=_HarvestBudget(), **kw),
-    "host-optimism-scaled": lambda **kw: _ScaledOptimismFrontier(**kw),
+    "host-optimism-scaled": lambda **kw: _CrawlMeanHostsFrontier(_ScaledHostOptimism(), **kw),
 }
 
 
