@@ -100,7 +100,9 @@ one raises the family again until its next miss); `poor-hosts-unoptimistic` (no
 optimism for a host tried 30 times or more whose pages earned less than half the
 crawl's mean reward); `budget-by-harvest` (the exploration budget counted in pages
 at the crawl's relevance threshold, 0.1, not in their relevance); `host-optimism-scaled`
-(a host's optimism three times the crawl's mean reward, at most the frontier's 0.1); and
+(a host's optimism three times the crawl's mean reward, at most the frontier's 0.1);
+`hosts-calibrated` (a host's head scaled, when hosts compete, by what its pages earned
+against what their links promised, relative to the crawl's, between 1/4 and 4); and
 `best-first-again`, best-first itself, crawled in its own turn of each run: how far two
 crawls of one order fall apart.
 Each variant is qlearning as it is, its exploration budget included, but for the part it
@@ -129,6 +131,7 @@ from sklearn.linear_model import Ridge
 from crawler.experiments import CrawlSettings, TruthWeb, check_served, crawl_order, focus, rotated
 from policies import BestFirst, Candidate, PriorityFrontier, register_frontier_policy
 from policies.exploration_budget import ExplorationBudget
+from policies.frontier import HEADS_SLACK
 from policies.link_model import LinkContextModel, Row, _concatenated
 from policies.qlearning import LearningSettings, QLearningFrontier
 from policies.site_values import SectionSkill, SiteValues, section_of
@@ -378,6 +381,53 @@ class _CrawlMeanHostsFrontier(QLearningFrontier):
         super().on_fetched(candidate, relevance, children)
         if self.crawl_mean_hosts.ranks_moved():
             self.refresh_all()
+
+
+class _HostsCalibrated(QLearningFrontier):
+    """Each host ranked by its head scaled by what the host's pages earned against what
+    their links promised, relative to the crawl's: rho = ((R_h + p r) / (S_h + p s)) /
+    (R / S), between 1/4 and 4, where R_h and S_h sum the rewards and the scores
+    (best-first's estimates) of the host's fetched links, R and S the crawl's, r and s
+    their means, p = 10 pages. Scaling a host's every URL keeps its own order, so the
+    head alone is scaled, when hosts compete. A host whose pages earn a quarter of what
+    their links promise (pandas' API reference on "unicode utf-8 text encoding") yields
+    to one whose links promise what its pages earn. Best-first's order (rho 1) through
+    the warmup."""
+
+    def __init__(self, prior: float = 10.0, bound: float = 4.0, **kw):  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.prior, self.bound = prior, bound
+        self._earned: dict[str, list[float]] = {}  # host: [fetches, rewards, scores]
+        self._crawl = [0.0, 0.0, 0.0]
+
+    def calibration_of(self, host: str) -> float:
+        n, rewards, scores = self._crawl
+        if self.budget.warming_up or rewards <= 0.0 or scores <= 0.0:
+            return 1.0
+        _, h_rewards, h_scores = self._earned.get(host, (0.0, 0.0, 0.0))
+        p = self.prior
+        host_ratio = (h_rewards + p * rewards / n) / (h_scores + p * scores / n)
+        rho = host_ratio / (rewards / scores)
+        return min(max(rho, 1.0 / self.bound), self.bound)
+
+    def _push_head(self, queues, host):  # type: ignore[no-untyped-def]
+        key, depth, sequence, _ = self._best_group(queues)
+        scaled = key * self.calibration_of(host)  # keys are negated priorities
+        queues.head = head = (scaled - self.host_bonus(host), depth, sequence, host)
+        heapq.heappush(self._heads, head)
+        if len(self._heads) > 2 * len(self._queues) + HEADS_SLACK:
+            self._rebuild_heads()
+
+    def on_fetched(self, candidate, relevance, children):  # type: ignore[no-untyped-def]
+        super().on_fetched(candidate, relevance, children)
+        if candidate.revisit or candidate.depth == 0:
+            return
+        earned = self._earned.setdefault(candidate.host, [0.0, 0.0, 0.0])
+        for totals in (earned, self._crawl):
+            totals[0] += 1
+            totals[1] += relevance
+            totals[2] += candidate.score
+        self._rebuild_heads()  # the crawl's ratio moves every host's
 
 
 class _HarvestBudget(ExplorationBudget):
@@ -1262,6 +1312,7 @@ VARIANTS: dict[str, Callable[..., PriorityFrontier]] = {
     "poor-hosts-unoptimistic": lambda **kw: _CrawlMeanHostsFrontier(_PoorHostsUnoptimistic(), **kw),
     "budget-by-harvest": lambda **kw: QLearningFrontier(budget=_HarvestBudget(), **kw),
     "host-optimism-scaled": lambda **kw: _CrawlMeanHostsFrontier(_ScaledHostOptimism(), **kw),
+    "hosts-calibrated": lambda **kw: _HostsCalibrated(**kw),
 }
 
 
