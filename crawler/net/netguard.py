@@ -6,6 +6,11 @@ for names and IP literals alike (aiohttp skips its resolver for the latter). The
 resolver also leaves refused answers out, so a name with a refused and a permitted
 address connects to the permitted one, and a name with only refused ones fails at once
 with a clear error.
+
+An IPv6 address can carry an IPv4 one to a network that delivers to it (NAT64, 6to4,
+Teredo) or be another spelling of it (IPv4-mapped, -translated, -compatible): the IPv4
+addresses it carries are judged as the guard judges IPv4, so that IPv6 opens no network
+the guard refuses.
 """
 
 from __future__ import annotations
@@ -21,6 +26,32 @@ from aiohttp.resolver import DefaultResolver
 from crawler.errors import PrivateNetworkError
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# the IPv4 address in the last 32 bits: NAT64's well-known and local-use prefixes
+# (RFC 6052, RFC 8215; the latter as a /96), IPv4-compatible and -translated (RFC 2765)
+LAST_32_BITS_CARRIERS = tuple(
+    ipaddress.IPv6Network(cidr)
+    for cidr in ("64:ff9b::/96", "64:ff9b:1::/48", "::/96", "::ffff:0:0:0/96")
+)
+# IPv6's own loopback and unspecified address are in ::/96, and carry nothing
+NOT_CARRIERS = frozenset({ipaddress.IPv6Address("::"), ipaddress.IPv6Address("::1")})
+# not global (RFC 8215), though older Pythons count it so
+LOCAL_USE_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def carried_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses `ip` carries (a Teredo address carries its server's and its
+    client's), none for a plain IPv6 address."""
+    if ip in NOT_CARRIERS:
+        return ()
+    if any(ip in network for network in LAST_32_BITS_CARRIERS):
+        return (ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF),)
+    if ip.sixtofour is not None:
+        return (ip.sixtofour,)
+    if ip.teredo is not None:
+        return ip.teredo
+    return ()
 
 
 class NetworkGuard:
@@ -37,13 +68,20 @@ class NetworkGuard:
             ip = ipaddress.ip_address(address.split("%", 1)[0])
         except ValueError:
             return False
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
+        if isinstance(ip, ipaddress.IPv6Address):
+            if ip.ipv4_mapped is not None:  # the IPv4 address itself, to the socket
+                return self._permits_alone(ip.ipv4_mapped)
+            carried = carried_ipv4(ip)
+            return self._permits_alone(ip) and all(map(self._permits_alone, carried))
+        return self._permits_alone(ip)
+
+    def _permits_alone(self, ip: IPAddress) -> bool:
+        """Whether `ip` is permitted, judged on its own."""
         if any(ip in network for network in self.allowed):
             return True
         if self.allow_private:
             return not (ip.is_multicast or ip.is_unspecified)
-        return ip.is_global
+        return ip.is_global and ip not in LOCAL_USE_NAT64
 
     def socket(self, addr_info: AddrInfoType) -> socket.socket:
         """A socket for a connection to `addr_info`'s address, if the address is permitted
