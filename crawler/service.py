@@ -78,7 +78,7 @@ async def run_crawl(
             )
         await storage.create_schema(db)
         shared = storage.is_shared(db)
-        crawl_id = await record_start(db, config, seeds, shared=shared)
+        crawl_id = await record_start(db, config, seeds)
         if config.warc is not None:
             archive = await open_archive(db, config, crawl_id)
         registry = registry if registry is not None else CollectorRegistry()

@@ -56,21 +56,16 @@ async def check_seeds_reachable(seeds: list[URL], guard: NetworkGuard) -> None:
             )
 
 
-async def record_start(
-    db: AsyncEngine, config: CrawlConfig, seeds: list[URL], *, shared: bool = False
-) -> str:
+async def record_start(db: AsyncEngine, config: CrawlConfig, seeds: list[URL]) -> str:
     """Record the crawl's settings and seeds; the crawl's id, made on its first run. A
-    database shared by several daemons holds one crawl: another topic is an error."""
+    database holds one crawl, whoever resumes or shares it: another topic is an error."""
     async with db.begin() as connection:
         meta = await storage.get_meta(connection)
         if meta.get("topic") not in (None, config.topic):
-            if shared:
-                raise ConfigError(
-                    "setting 'topic': this database holds a crawl of another topic "
-                    f"({_shorten(meta['topic'])!r}); daemons sharing a database crawl one "
-                    "topic: give the same topic, or another database"
-                )
-            log.warning("the topic differs from the one this database was crawled for")
+            raise ConfigError(
+                "setting 'topic': this database holds a crawl of another topic "
+                f"({_shorten(meta['topic'])!r}); give the same topic, or another database"
+            )
         crawl_id = meta.get("crawl_id") or uuid.uuid4().hex
         await storage.set_meta(
             connection,
