@@ -22,6 +22,10 @@ from crawler.outcomes import Outcome
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+# what zlib decodes, within the body limit, wherever the crawler runs: aiohttp would
+# also offer br or zstd wherever a module of that name is installed, and brotlipy (pywb
+# brings it) takes br's import name but fails every answer aiohttp decodes with it
+ACCEPT_ENCODING = "gzip, deflate"
 READ_CHUNK = 64 * 1024
 
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
@@ -113,7 +117,11 @@ class Fetcher:
         self._session = aiohttp.ClientSession(
             connector=connector,
             timeout=self._timeout,
-            headers={"User-Agent": self.user_agent, "Accept": ACCEPT},
+            headers={
+                "User-Agent": self.user_agent,
+                "Accept": ACCEPT,
+                "Accept-Encoding": ACCEPT_ENCODING,
+            },
             # bodies are decoded here, and a capture keeps the decoded body: aiohttp
             # de-chunks every body anyway, so the bytes on the wire are never at hand;
             # the WARC record says what it holds instead (crawler.pipeline.warc_records)

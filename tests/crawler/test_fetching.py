@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import zlib
 
 import pytest
 from aiohttp import web
@@ -111,6 +112,57 @@ async def test_gzip_and_charsets_from_header_or_meta(db_url: str) -> None:
     assert pages[base].error is None
     assert pages[base + "latin"].title == "Énergie solaire"
     assert pages[base + "meta"].title == "Café solaire"
+
+
+async def test_only_the_encodings_the_crawler_decodes_are_offered(db_url: str) -> None:
+    """A server that answers brotli to whoever offers it: the crawler offers gzip and
+    deflate, whether or not a brotli module is installed, and the pages are stored."""
+    offered: list[str] = []
+
+    async def compressed(request: web.Request) -> web.Response:
+        accepted = request.headers.get("Accept-Encoding", "")
+        offered.append(accepted)
+        body = links("/next").encode()
+        if "br" in {coding.split(";")[0].strip() for coding in accepted.split(",")}:
+            import brotli  # a client offers br only where a brotli module is installed
+
+            encoded, coding = brotli.compress(body), "br"
+        else:
+            encoded, coding = zlib.compress(body), "deflate"
+        return web.Response(
+            body=encoded, headers={"Content-Type": "text/html", "Content-Encoding": coding}
+        )
+
+    async with serving(site({"/": compressed, "/next": compressed})) as base:
+        await crawl(db_url, [base])
+    pages = await collection(db_url)
+    assert {url: page.error for url, page in pages.items()} == {base: None, base + "next": None}
+    assert offered == ["gzip, deflate"] * 2
+
+
+async def test_a_compression_bomb_is_too_large_in_every_encoding_offered(db_url: str) -> None:
+    spaces = b" " * (16 * 1024 * 1024)
+    raw_deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    bombs = {
+        "/gzip": (gzip.compress(spaces, compresslevel=9), "gzip"),
+        "/deflate": (zlib.compress(spaces, 9), "deflate"),
+        "/raw-deflate": (raw_deflate.compress(spaces) + raw_deflate.flush(), "deflate"),
+    }
+
+    def bomb(body: bytes, coding: str):  # type: ignore[no-untyped-def]
+        async def handler(_request: web.Request) -> web.Response:
+            headers = {"Content-Type": "text/html", "Content-Encoding": coding}
+            return web.Response(body=body, headers=headers)
+
+        return handler
+
+    routes = {path: bomb(*answer) for path, answer in bombs.items()}
+    async with serving(site({"/": html(links(*bombs)), **routes})) as base:
+        await crawl(db_url, [base], max_body_bytes=1024 * 1024)
+    pages = await collection(db_url)
+    assert {path: pages[base + path[1:]].error for path in bombs} == dict.fromkeys(
+        bombs, "too_large"
+    )
 
 
 async def test_binary_bodies_labelled_html_are_bad_content(db_url: str) -> None:
