@@ -18,6 +18,8 @@ from crawler.errors import SettingsError, WarcError
 
 __all__ = ["build_parser", "config_from_args", "main"]
 
+log = logging.getLogger(__name__)
+
 
 def __getattr__(name: str) -> Any:
     if name == "config_from_args":
@@ -46,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose + 1, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _warn_of_a_password(getattr(args, "db", None))
     try:
         return int(args.handler(args))
     except SettingsError as error:  # the input is wrong: nothing ran
@@ -53,6 +56,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (StorageError, WarcError, OSError) as error:  # the disk, the database, a file
         parser.exit(1, f"crawler: error: {error}\n")
     return 0
+
+
+def _warn_of_a_password(url: str | None) -> None:
+    """A password given in a flag is in /proc/PID/cmdline, which every local user reads."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        password = make_url(url).password if url else None
+    except (ArgumentError, ValueError):  # the command says what is wrong with the URL
+        return
+    if password:
+        log.warning(
+            "the database URL on the command line carries a password, which any local user "
+            "can read while the command runs; give it in PGPASSWORD, a password file "
+            "(~/.pgpass) or the settings file (--config) instead"
+        )
 
 
 if __name__ == "__main__":
