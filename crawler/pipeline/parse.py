@@ -24,6 +24,7 @@ from yarl import URL
 from crawler.errors import ContentError
 from crawler.net.scope import LinkScope
 from crawler.net.urls import BadUrlError, LinkResolver, canonicalize, host_key
+from crawler.pipeline.nesting import cap_nesting
 from policies.terms import TermCounts, TermHasher, link_text
 
 MAX_LINKS = 5_000  # links kept from one page
@@ -108,7 +109,7 @@ def analyze(
     """The page's title, text, links and term counts. `depth` is its links' depth, for
     `scope`; without a scope every link is kept."""
     html = decode(body, charset)
-    tree = LexborHTMLParser(html)
+    tree = LexborHTMLParser(cap_nesting(html))
 
     directives = _robots_directives(x_robots_tag)
     for meta in tree.css("meta[name]"):

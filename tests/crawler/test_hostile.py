@@ -8,8 +8,9 @@ import gzip
 import itertools
 
 import pytest
-from aiohttp import web
+from aiohttp import ClientConnectorError, ClientSession, ClientTimeout, web
 
+from testbed.demo import free_port
 from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site, text
 
 TIMEOUT = 1.0  # the crawl's total timeout per request, in seconds
@@ -272,3 +273,48 @@ async def test_a_throttling_storm_slows_the_crawler_down(
     assert 2 <= len(seen) <= 7
     gaps = [b[1] - a[2] for a, b in itertools.pairwise(seen)]
     assert min(gaps) >= 0.9  # a second at least between requests to the struggling host
+
+
+@pytest.mark.parametrize("processors", [1, 2])
+async def test_a_page_of_nested_tags_is_stored_and_the_crawl_goes_on(
+    db_url: str, processors: int
+) -> None:
+    """2 MB of lists left open, each nested in the one before, would cost the parser a
+    minute: on the event loop (one processor) it would stop the health check answering,
+    in a worker every later page would wait behind it. Nesting is capped as browsers cap
+    it, so the page is read in well under a second and stored with its text."""
+    nested = "<ul><li><a href='/p/0'>solar</a>" * 80_000
+    pages = {f"/p/{i}": html(links(f"/p/{(i + 1) % 30}")) for i in range(30)}
+    routes = {"/": html(links("/nested", "/p/0")), "/nested": html(nested), **pages}
+    port = free_port()
+    health: list[int] = []
+
+    async def poll_health(session: ClientSession) -> None:
+        while True:
+            try:
+                async with session.get(
+                    f"http://127.0.0.1:{port}/healthz", timeout=ClientTimeout(total=1)
+                ) as response:
+                    health.append(response.status)
+            except ClientConnectorError:  # not listening yet
+                pass
+            except TimeoutError:
+                health.append(0)
+            await asyncio.sleep(0.05)
+
+    async with serving(site(routes)) as base, ClientSession() as session:
+        polling = asyncio.create_task(poll_health(session))
+        try:
+            summary = await crawl(
+                db_url, [base], processors=processors, metrics_port=port, duration=30
+            )
+        finally:
+            polling.cancel()
+    stored = await collection(db_url)
+    assert summary.stop_reason == "frontier exhausted"
+    page = stored[base.rstrip("/") + "/nested"]
+    assert page.error is None
+    assert len(stored) == 2 + len(pages)
+    assert all(record.error is None for record in stored.values())
+    assert health
+    assert set(health) == {200}  # every poll answered in time

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.net.scope import LinkScope, Scope
+from crawler.pipeline.nesting import cap_nesting
 from crawler.pipeline.parse import ContentError, analyze, decode
 from policies.terms import TermHasher
 
@@ -141,3 +142,24 @@ def test_white_space_of_every_kind_is_one_space() -> None:
     page = parse("<title>\u00a0Solar\u2003 \tpower\u3000</title><p>a\u2028\u2029 b\x1c</p>")
     assert page.title == "Solar power"
     assert page.text == "a b"
+
+
+def test_nesting_deeper_than_the_cap_is_flattened_keeping_text_and_links() -> None:
+    deep = "<div>" * 20 + "<a href='/x'>inside</a>" + "</div>" * 20 + "<p>after"
+    capped = cap_nesting(deep, limit=5, count_above=0)
+    assert capped == "<div>" * 5 + "<a href='/x'>inside</a>" + "</div>" * 5 + "<p>after"
+    # elements that close themselves, and void ones, do not count
+    flat = "<ul>" + "<li><img src=i.png><p>entry" * 50 + "</ul>"
+    assert cap_nesting(flat, limit=5, count_above=0) == flat
+    assert cap_nesting(deep, limit=5) == deep  # too few start tags to be worth counting
+
+
+def test_a_page_of_thirty_thousand_unclosed_lists_parses_with_its_links() -> None:
+    """Left open, each list nests in the one before: the parser's cost would grow with
+    the square of their number (seconds for this page, hours for 5 MB of them), and a page
+    nested so deep must not stop a crawl."""
+    body = "<title>deep</title>" + "<ul><li><a href='/y'>solar</a>" * 30_000 + "<p>the end"
+    page = parse(body)
+    assert [link.url for link in page.links] == ["http://site.example/y"]
+    assert page.text.endswith("solar the end")
+
