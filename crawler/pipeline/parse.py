@@ -11,7 +11,6 @@ host. A `LinkResolver` kept from page to page resolves each distinct href once.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import hashlib
 import re
@@ -75,11 +74,10 @@ def decode(body: bytes, header_charset: str | None) -> str:
         raise ContentError("binary body (NUL bytes)")
     for candidate in (header_charset, _meta_charset(body)):
         if candidate:
-            try:
-                codecs.lookup(candidate)
-            except LookupError:
-                continue
-            return body.decode(candidate, errors="replace")
+            # an unknown label, or a codec that is not a text encoding (base64, rot13,
+            # zlib_codec, idna): decoding refuses both
+            with contextlib.suppress(LookupError, UnicodeError):
+                return body.decode(candidate, errors="replace")
     return body.decode("utf-8", errors="replace")
 
 

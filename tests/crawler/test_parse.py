@@ -163,3 +163,10 @@ def test_a_page_of_thirty_thousand_unclosed_lists_parses_with_its_links() -> Non
     assert [link.url for link in page.links] == ["http://site.example/y"]
     assert page.text.endswith("solar the end")
 
+
+@pytest.mark.parametrize("label", ["base64", "rot13", "zlib_codec", "hex", "idna", "undefined"])
+def test_a_codec_that_is_not_a_text_encoding_is_an_unknown_label(label: str) -> None:
+    body = "<p>café</p>".encode()
+    assert decode(body, label) == "<p>café</p>"
+    assert decode(f'<meta charset="{label}"><p>café</p>'.encode(), None).endswith("café</p>")
+    assert parse(body, charset=label).text == "café"
