@@ -95,6 +95,18 @@ def write_report(
 ) -> list[Path]:
     """An HTML file if `out` ends in .html, else a directory of PNG files; the paths written."""
     plt = _pyplot()
+    # every label is text: a host name with `$` in it is not mathematics to typeset
+    with plt.rc_context({"text.parse_math": False}):
+        return _write_report(plt, history, out, truth, truth_threshold)
+
+
+def _write_report(
+    plt: Any,
+    history: CrawlHistory,
+    out: Path,
+    truth: dict[str, float] | None,
+    truth_threshold: float,
+) -> list[Path]:
     drawn = figures(history, truth, truth_threshold)
     facts = summary(history, truth, truth_threshold)
     written = []

@@ -16,7 +16,7 @@ from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.timeline import Timeline
 from testbed.server import Testbed
 from testbed.web import WebSpec
-from tests.crawler.helpers import crawl
+from tests.crawler.helpers import crawl, html, links, serving, site
 
 DELAY = 0.02
 SPEC = WebSpec(pages=400, hosts=2, seed=3)
@@ -145,3 +145,24 @@ def test_report_from_the_command_line_and_its_errors(
     assert stopped.value.code == 1
     assert "no crawl database" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
+
+
+async def test_any_host_name_a_crawl_can_hold_is_drawn_as_text(db_url: str, tmp_path: Path) -> None:
+    """A host label is text: `$_$` would be mathematics to matplotlib, and a syntax
+    error there."""
+    hostile = ["$_$", "$x^{2}$", "a$b$c", "_$_"]
+    routes = {"/": html(links(*(f"http://{name}.localhost/" for name in hostile)))}
+    async with serving(site(routes)) as base:
+        await crawl(
+            db_url,
+            [base],
+            allowed_domains=("127.0.0.1", "localhost"),
+            robots_retry=0.05,
+            max_retries=1,
+        )
+    history = await read_history(db_url)
+    drawn = {host for host in history.host_waits if "$" in host}
+    assert len(drawn) == len(hostile)  # each host named in the politeness figure
+    out = tmp_path / "report.html"
+    assert write_report(history, out) == [out]
+    assert out.read_text().count("<img ") == 5
