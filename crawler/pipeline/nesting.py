@@ -16,8 +16,9 @@ lexbor about 17 ms. On Debian's HTML documentation one page in twenty has more.
 
 The count is a bound, not a parse: elements whose end tag HTML makes optional (`<p>`,
 `<li>`, `<td>`, ...) close themselves and are not counted, nor are links (the parser
-closes a link when the next starts) or void elements, which have no content; and a tag-like text inside a script or a comment counts as a tag (it can only
-make the bound reached sooner on a page that is deep anyway).
+closes a link when the next starts) or void elements, which have no content; and a
+tag-like text inside a script or a comment counts as a tag (it can only make the bound
+reached sooner on a page that is deep anyway).
 """
 
 from __future__ import annotations
