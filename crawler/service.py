@@ -76,6 +76,7 @@ async def run_crawl(
             analysis = await AnalysisPool.start(
                 processors, scorer.n_features, scope, inline_below=config.inline_below
             )
+        await storage.check_writable(db)
         await storage.create_schema(db)
         shared = storage.is_shared(db)
         crawl_id = await record_start(db, config, seeds)

@@ -65,6 +65,7 @@ from storage.repository import (
     utc_now,
     warc_locations,
 )
+from storage.writable import check_writable
 
 __all__ = [
     "CrawlStatus",
@@ -81,6 +82,7 @@ __all__ = [
     "add_timeline",
     "add_urls",
     "any_queued",
+    "check_writable",
     "claim_hosts",
     "count_queued_by_host",
     "count_queued_hosts",

@@ -1,6 +1,14 @@
-"""What a crawl's start refuses on its SQLite file: a crawl of another topic."""
+"""What a crawl's start refuses on its SQLite file: a crawl of another topic, a file it
+cannot write."""
 
 from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +46,58 @@ async def test_another_topic_on_a_crawled_file_is_an_error_at_start_that_writes_
         summary = await crawl(db_url, [base])
     assert summary.stop_reason == "frontier exhausted"
     assert set(await collection(db_url)) == {base, f"{base}a"}
+
+
+def without_override() -> list[str]:
+    """The prefix that runs a command without root's power to write what its mode
+    forbids (as root, a file's mode would not stop the crawler)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    prefix = [setpriv or "setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+    if setpriv is None or subprocess.run([*prefix, "true"], check=False).returncode != 0:
+        pytest.skip("running as root, and setpriv cannot drop the power to write any file")
+    return prefix
+
+
+def crawler_run(db_url: str, seed: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "crawler",
+        "run",
+        *("--seed", seed, "--topic", "solar energy", "--db", db_url),
+        *("--allow-private-networks", "--metrics-port", "0", "--delay", "0"),
+    ]
+
+
+@pytest.mark.parametrize(("read_only", "mode"), [("file", 0o444), ("directory", 0o555)])
+async def test_a_read_only_database_is_a_one_line_error_naming_it(
+    tmp_path: Path, read_only: str, mode: int
+) -> None:
+    directory = tmp_path / "crawl"
+    directory.mkdir()
+    path = directory / "crawl.db"
+    db_url = f"sqlite+aiosqlite:///{path}"
+    app = site({"/": html(links("/a")), "/a": html(links())})
+    async with serving(app) as base:
+        await crawl(db_url, [base], max_pages=1)
+        served = len(app[SEEN].paths())
+        made_read_only = path if read_only == "file" else directory
+        made_read_only.chmod(mode)
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *without_override(),
+                *crawler_run(db_url, base),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            _, err = await asyncio.wait_for(process.communicate(), 60)
+        finally:
+            made_read_only.chmod(0o755)
+        assert len(app[SEEN].paths()) == served  # nothing fetched
+    assert process.returncode == 1
+    (line,) = err.decode().splitlines()
+    assert line.startswith("crawler: error: ")
+    assert str(path) in line
+    assert "read-only" in line
