@@ -36,6 +36,8 @@ EXPORT_FIELDS = (
     "warc_offset",
 )
 EXPORT_FORMATS = ("jsonl", "csv")
+# what makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def check_database_exists(db: str) -> None:
@@ -76,12 +78,20 @@ async def export(
     return count
 
 
+def _inert(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula, quoted so that it reads it as
+    text; anything else as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 @contextmanager
 def _writer(out: IO[str], fmt: str) -> Iterator[Any]:
     if fmt == "csv":
         table = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, lineterminator="\n")
         table.writeheader()
-        yield table.writerow
+        yield lambda row: table.writerow({name: _inert(value) for name, value in row.items()})
     else:
         yield lambda row: out.write(json.dumps(row, ensure_ascii=False) + "\n")
 

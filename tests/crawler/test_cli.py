@@ -23,7 +23,7 @@ from crawler.service import run_crawl
 from testbed.demo import free_port
 from testbed.server import Testbed
 from testbed.web import WebSpec
-from tests.crawler.helpers import crawl, stored
+from tests.crawler.helpers import crawl, html, links, serving, site, stored
 from tests.crawler.test_process import run_args, wait_for_stored
 
 ISO_UTC_MICROSECONDS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$")
@@ -455,3 +455,24 @@ async def test_run_on_a_database_of_a_newer_version_is_an_error_that_writes_noth
         await db.dispose()
     assert meta["schema_version"] == "999"
     assert (after.pages, after.frontier) == (before.pages, before.frontier)  # no seed added
+
+
+async def test_export_csv_writes_no_live_formula(db_url: str) -> None:
+    """A spreadsheet runs a cell that begins with =, +, - or @ (OWASP's CSV injection):
+    such a cell is written with a leading quote in CSV, and as it is in JSON lines."""
+    titles = ['=HYPERLINK("http://evil.example/","click")', "+1+1", "-2+3", "@SUM(A1:A2)"]
+    pages = {
+        f"/p{i}": html(f"<title>{title}</title><p>solar</p>") for i, title in enumerate(titles)
+    }
+    async with serving(site({"/": html(links(*pages)), **pages})) as base:
+        await crawl(db_url, [base])
+    table, lines = io.StringIO(), io.StringIO()
+    await export(db_url, table, fmt="csv")
+    await export(db_url, lines)
+    written = {row["url"]: row["title"] for row in csv.DictReader(io.StringIO(table.getvalue()))}
+    read = {row["url"]: row["title"] for row in map(json.loads, lines.getvalue().splitlines())}
+    for i, title in enumerate(titles):
+        url = f"{base}p{i}"
+        assert written[url] == "'" + title
+        assert read[url] == title
+    assert written[base] == read[base]  # an ordinary cell as it is
