@@ -11,6 +11,7 @@ remembers the links already handed to storage, so that they cost nothing more.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 
@@ -35,40 +36,72 @@ _HOST_AND_PORT = r"//[A-Za-z0-9.\-]+(?::[0-9]*)?"
 _PLAIN_AUTHORITY = re.compile(rf"{_HOST_AND_PORT}(?=[/?#]|\Z)")
 # a relative path that yarl and canonicalize leave as it is, after its leading ../
 _PLAIN_RELATIVE = re.compile(r"((?:\.\./)*)([\w~!$&'()*+,=@\-][\w.~!$&'()*+,=@/\-]*)\Z", re.ASCII)
+# the authority of an absolute URL or a network-path reference, as written
+_AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 # where the path starts in `/path` or `//host/path` (a port at most): what follows it
 _ROOTED = re.compile(rf"(?:{_HOST_AND_PORT})?/")
 
 
 def canonicalize(raw: str, base: URL | None = None) -> URL:
-    """The canonical absolute form of `raw` (resolved against `base` if relative)."""
+    """The canonical absolute form of `raw` (resolved against `base` if relative): a URL
+    whose every part yarl reads, or BadUrlError."""
     raw = raw.strip()
     if not raw:
         raise BadUrlError("empty URL")
     if len(raw) > MAX_URL_LENGTH:
         raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
     try:
-        url = URL(raw)
-        if base is not None:
-            url = base.join(url)  # an absolute URL stays as it is
-    except (ValueError, TypeError, UnicodeError) as error:
+        url = _canonical_url(raw, base)
+        length = len(str(url))  # yarl reads the port only here
+    except BadUrlError:
+        raise
+    except (ValueError, TypeError, LookupError) as error:  # yarl's, at any step
         raise BadUrlError(f"unparseable URL: {error}") from error
+    if length > MAX_URL_LENGTH:
+        raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
+    return url
+
+
+def _canonical_url(raw: str, base: URL | None) -> URL:
+    url = URL(raw)
+    if base is not None:
+        url = base.join(url)  # an absolute URL stays as it is
     if url.scheme not in CRAWLABLE_SCHEMES:
         raise BadUrlError(f"not an http(s) URL: scheme {url.scheme or 'missing'!r}")
     if not url.raw_host:
         raise BadUrlError("URL has no host")
+    _check_host(url.raw_host, raw)
     authority = url.raw_authority
     if url.explicit_port is not None and url.is_default_port():
         authority = authority.rsplit(":", 1)[0]
-    url = URL.build(
+    return URL.build(
         scheme=url.scheme,
         authority=authority,
         path=_without_path_session(url.raw_path) or "/",
         query_string=_without_query_session(url.raw_query_string),
         encoded=True,
     )  # without the fragment
-    if len(str(url)) > MAX_URL_LENGTH:
-        raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
-    return url
+
+
+def _check_host(host: str, raw: str) -> None:
+    """Raises BadUrlError for a host in brackets that is no IPv6 address, which yarl
+    lets through: it fails on the URL's port later (`[::1.]`), or reads the name inside
+    an IPvFuture literal (`[v1.example]`) as the host."""
+    if ":" in host:
+        if "%" in host:  # a zone names an interface of the machine that reads the URL
+            raise BadUrlError(f"host [{host}] has a zone")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError as error:
+            raise BadUrlError(f"host [{host}] is not an IPv6 address") from error
+    elif "[" in raw and "[" in _authority(raw):
+        raise BadUrlError(f"host [{host}] is not an IPv6 address")
+
+
+def _authority(raw: str) -> str:
+    """The authority written in `raw`, empty if it has none (a relative reference)."""
+    found = _AUTHORITY.match(raw)
+    return found.group(1) if found else ""
 
 
 class LinkResolver:

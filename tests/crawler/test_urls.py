@@ -49,11 +49,49 @@ def test_relative_links_resolve_against_the_base() -> None:
         ("http://", "no host"),
         ("http://example.com/" + "a" * MAX_URL_LENGTH, "longer than"),
         ("http://[::1", "unparseable"),
+        ("http://][@a@/", "unparseable"),
     ],
 )
 def test_uncrawlable_urls_say_why(raw: str, reason: str) -> None:
     with pytest.raises(BadUrlError, match=reason):
         canonicalize(raw)
+
+
+UNREADABLE_HOSTS = [
+    "[::1.]",
+    "[::.1]",
+    "[::1.2.]",
+    "[::127.0.0.1.]",
+    "[0:1:2:3:4:5:6:7:8]",
+    "[:::]",
+    "[fe80::1%25eth0]",  # a zone names an interface of the machine that reads it
+    "[v1.site.example]",  # IPvFuture: no address at all, nor the name inside it
+]
+
+
+@pytest.mark.parametrize("host", UNREADABLE_HOSTS)
+def test_a_host_in_brackets_that_is_no_ipv6_address_makes_a_bad_url(host: str) -> None:
+    base = URL("http://site.example/dir/")
+    for raw in (f"http://{host}/", f"https://{host}:8080/x?q=1", f"//{host}/x"):
+        with pytest.raises(BadUrlError):
+            canonicalize(raw, base=base)
+    resolver = LinkResolver()
+    assert resolver.resolve(f"http://{host}/", resolver.base(base)) is None
+    assert resolver.resolve(f"//{host}/x", resolver.base(base)) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "canonical", "port"),
+    [
+        ("http://[::1]/", "http://[::1]/", 80),
+        ("http://[2001:DB8::1]:8080/x", "http://[2001:db8::1]:8080/x", 8080),
+        ("https://[::FFFF:1.2.3.4]:443/", "https://[::ffff:102:304]/", 443),
+    ],
+)
+def test_an_ipv6_host_has_one_canonical_form(raw: str, canonical: str, port: int) -> None:
+    url = canonicalize(raw)
+    assert (str(url), url.port) == (canonical, port)
+    assert canonicalize(str(url)) == url
 
 
 def test_host_key_keeps_only_non_default_ports() -> None:
@@ -94,7 +132,8 @@ _HREF_PIECES = st.sampled_from(
      "https:", "http://other.example/", "HTTP://Other.Example/a", "mailto:x@y", "javascript:0",
      "1a:b", "a", "b.html", ".", "..", "/", "%2F", "%20", " ", "\t", "\n", "\x01", "\\", "é",
      ";jsessionid=2", ";x=1", ":", "sid=3", "&", "=", "?", "#", "@", "[", "]", "..%2F", "~(1)+",
-     "HTTP://Other.Example:80/", "//127.0.0.2:8080/", ":08080", "p/1"]
+     "HTTP://Other.Example:80/", "//127.0.0.2:8080/", ":08080", "p/1", "//[::1]:8080/",
+     "http://[::1.]/", "//[:::]"]
 )  # fmt: skip
 _HREFS = st.lists(_HREF_PIECES, max_size=5).map("".join)
 
