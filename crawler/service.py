@@ -239,9 +239,13 @@ async def _close_quietly(what: str, closing: Awaitable[object]) -> None:
         log.exception("error while closing the %s", what)
 
 
+# Ctrl-C, a service manager's stop, a closed terminal: each drains the crawl
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
 def _stop_on_signals(engine: Engine, *, enabled: bool):  # type: ignore[no-untyped-def]
-    """First SIGINT/SIGTERM: finish what is in flight. Second: stop now."""
+    """First SIGINT, SIGTERM or SIGHUP: finish what is in flight. Second: stop now."""
     if not enabled:
         yield
         return
@@ -258,12 +262,12 @@ def _stop_on_signals(engine: Engine, *, enabled: bool):  # type: ignore[no-untyp
         elif main is not None:
             main.cancel()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, on_signal, sig.name)
     try:
         yield
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
 
 

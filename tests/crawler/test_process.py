@@ -146,7 +146,11 @@ async def test_kill_9_at_random_moments_then_resume_loses_nothing_and_repeats_no
     assert documents_learned(path) == learned_before + scored_last
 
 
-async def test_sigint_finishes_what_is_in_flight_and_stores_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+async def test_a_stop_signal_finishes_what_is_in_flight_and_stores_it(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    """Ctrl-C, a service manager's SIGTERM, and a closed terminal's SIGHUP drain alike."""
     path = tmp_path / "crawl.db"
     db_url = f"sqlite+aiosqlite:///{path}"
     async with Testbed(WebSpec(pages=500, hosts=3), ServerSpec(latency=0.3)) as bed:
@@ -156,7 +160,7 @@ async def test_sigint_finishes_what_is_in_flight_and_stores_it(tmp_path: Path) -
             stderr=asyncio.subprocess.PIPE,
         )
         await wait_for_stored(path, 5, process)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         out, err = await asyncio.wait_for(process.communicate(), 30)
         served = [r for r in bed.requests if r.path.startswith("/p/") and r.status == 200]
     assert process.returncode == 0, err.decode()
