@@ -84,8 +84,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.harness import rotated  # noqa: E402
 from crawler.engine.leases import TICKS_PER_LEASE  # noqa: E402
-from crawler.experiments import rotated  # noqa: E402
 
 TOPIC = "sparse matrix"  # a topic of the real web's ground truth
 REALWEB = Path("/tmp/realweb")  # bench/realweb/realweb.py's default state directory

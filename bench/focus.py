@@ -1,32 +1,15 @@
-"""Focus of one live crawl per frontier policy: harvest and P on the testbed, or on a
-web served elsewhere with its ground truth.
+"""Focus: a web whose pages' true relevance is known, crawled once per frontier policy
+from the same seeds (`bench/harness.py`), and how soon each crawl found the relevant
+pages: recall and harvest within the first N fetched, the pages fetched until recall
+reached 0.9, P over its upper bound (O'Meara & Patel, eq. 3), and where each policy's
+pages went, host by host.
 
-Crawls the testbed (in this process) once per policy and seed, politeness off, and
-reads the collection in the order pages were fetched: the harvest rate is the share of
-truly relevant pages (ground-truth relevance >= 0.4) among the first N fetched, and P
-(O'Meara & Patel, eq. 3) is the sum of recall over the crawl's fetches as a fraction
-of the upper bound over as many fetches.
+    python -m bench focus --testbed 20000 --budget 5000 --repeat 3
+    python -m bench focus --ground-truth /tmp/realweb/truth/git --budget 1000 --repeat 5 \\
+        --per-host-concurrency 4 --json > git.json
 
-    python bench/focus.py [--pages 20000] [--budget 5000] [--seeds 0 1 2]
-        [--policies bfs best-first qlearning] [--json] [--plot docs/bench/focus.png]
-
-With --ground-truth DIR (pages.tsv, seeds.txt and topic.txt, as `crawler testbed
---ground-truth` or `bench/realweb/ground_truth.py` write them) it crawls DIR's seeds,
-already served, on the topic of DIR/topic.txt, once per policy; --truth-threshold is
-then the ground-truth relevance from which a page counts (the real web's: 0.15):
-
-    python bench/focus.py --ground-truth /tmp/realweb/truth/git --truth-threshold 0.15 \
-        --budget 1000 --repeat 3 --per-host-concurrency 4
-
-`crawler experiment live` runs the same crawls from one command, for one web. A policy
-named `ablation-<variant>` is one of `bench/focus_ablations.py`'s variants (`--policies
-best-first qlearning ablation-unraised`).
-
-It reports, besides the harvest, the recall of the relevant pages within the first N
-fetched and the pages fetched until recall reached 0.9 (inf: not within the budget).
-
---plot draws the harvest rate over the first N fetched, for every N: the median over
-seeds of each policy, and the range between the seeds.
+The real webs and their ground truths are set up as `bench/realweb/README.md` says;
+`python -m bench rounds` pools the printouts of several such runs.
 """
 
 from __future__ import annotations
@@ -34,118 +17,149 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
-import tempfile
+import math
+import sys
 from pathlib import Path
 
-import numpy as np
+from bench.harness import CrawlSettings, LiveResults, TruthWeb, live_experiment, plot_curves
+from crawler.config import defaults
+from crawler.errors import ConfigError
+from policies.registry import names
 
-from crawler.experiments import CrawlSettings, TruthWeb, crawl_order, focus
-from crawler.reporting.history import harvest_rate
-from policies import frontier_policy_names
-from testbed.server import Testbed
-from testbed.web import WebSpec
-
-TRULY_RELEVANT = 0.4
+HOST_ROWS = 12  # hosts shown in the table of where the pages went
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--pages", type=int, default=20_000)
-    parser.add_argument("--budget", type=int, default=5_000)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--policies", nargs="+", default=frontier_policy_names())
-    parser.add_argument("--ground-truth", type=Path, help="crawl this web, served already")
-    parser.add_argument("--truth-threshold", type=float, default=TRULY_RELEVANT)
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench focus", description=__doc__.split("\n\n")[0]
+    )
+    web = parser.add_mutually_exclusive_group(required=True)
+    web.add_argument(
+        "--ground-truth",
+        type=Path,
+        help="a served web's ground truth: pages.tsv, seeds.txt, topic.txt (threshold.txt)",
+    )
+    web.add_argument(
+        "--testbed", type=int, metavar="PAGES", help="serve the synthetic web of this size"
+    )
+    parser.add_argument("--web-seed", type=int, default=0, help="the synthetic web's seed")
+    policies = names("frontier")
+    parser.add_argument("--policies", nargs="+", choices=policies, default=policies)
+    parser.add_argument("--budget", type=int, default=1_000, help="pages fetched by each crawl")
+    parser.add_argument("--repeat", type=int, default=1, help="crawls per policy, interleaved")
     parser.add_argument(
-        "--repeat", type=int, default=1, help="crawls of a --ground-truth web per policy"
+        "--truth-threshold",
+        type=float,
+        help="true relevance from which a page counts (default: threshold.txt; 0.4 on the testbed)",
     )
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--per-host-concurrency", type=int, default=1)
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--plot", help="draw the harvest curves here (a PNG file)")
-    args = parser.parse_args()
-    if any(name.startswith("ablation-") for name in args.policies):
-        from focus_ablations import register_variants  # bench/focus_ablations.py's
+    parser.add_argument(
+        "--patience",
+        type=float,
+        help="every policy's patience (see `crawler run --help`); default: each policy's own",
+    )
+    parser.add_argument(
+        "--topic-feedback",
+        type=float,
+        default=defaults.TOPIC_FEEDBACK,
+        help="every crawl's weight of the relevant pages' words in link estimates",
+    )
+    parser.add_argument("--plot", type=Path, help="draw the harvest and recall curves here (PNG)")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    args = parser.parse_args(argv)
+    for name in ("budget", "repeat", "concurrency", "per_host_concurrency"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.patience is not None and not 0.0 <= args.patience <= 1.0:
+        parser.error("--patience must be between 0 and 1")
+    if not (math.isfinite(args.topic_feedback) and args.topic_feedback >= 0):
+        parser.error("--topic-feedback must be a finite number, 0 or more")
+    return args
 
-        register_variants()
-    threshold = args.truth_threshold
-    results: dict[str, list[dict[str, float]]] = {name: [] for name in args.policies}
-    curves: dict[str, list[np.ndarray]] = {name: [] for name in args.policies}
 
-    async def crawl_all(label: str, web: TruthWeb) -> None:
-        settings = CrawlSettings(args.budget, args.concurrency, args.per_host_concurrency)
-        with tempfile.TemporaryDirectory() as scratch:
-            for name in args.policies:
-                order = await crawl_order(web, name, settings, Path(scratch))
-                fetched = web.truth_of(order, args.budget)
-                results[name].append(focus(fetched, web, args.budget))
-                curves[name].append(harvest_rate(fetched >= web.threshold))
-                if not args.json:
-                    print(f"{label} {name}: {results[name][-1]}", flush=True)
+async def experiment(args: argparse.Namespace) -> tuple[LiveResults, str]:
+    settings = CrawlSettings(
+        args.budget,
+        args.concurrency,
+        args.per_host_concurrency,
+        patience=args.patience,
+        topic_feedback=args.topic_feedback,
+    )
 
-    if args.ground_truth:
-        web = TruthWeb.read(args.ground_truth, threshold)
-        for run in range(args.repeat):  # the policies interleaved, run after run
-            await crawl_all(f"{args.ground_truth} run {run}", web)
-        args.title = f"{args.ground_truth}: {web.topic!r}"
-    else:
-        for seed in args.seeds:
-            async with Testbed(WebSpec(pages=args.pages, seed=seed)) as bed:
-                truth = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(args.pages)}
-                await crawl_all(
-                    f"seed {seed}", TruthWeb(tuple(bed.seeds), bed.topic, truth, threshold)
-                )
-        args.title = (
-            f"Testbed of {args.pages:,} pages, seeds {', '.join(map(str, args.seeds))}: "
-            "median and range"
+    def report(policy: str, run: int, measured: dict[str, float]) -> None:
+        if not args.json:
+            figures = "  ".join(f"{key} {value:.3f}" for key, value in measured.items())
+            print(f"run {run + 1} {policy}: {figures}", flush=True)
+
+    if args.ground_truth is not None:
+        web = TruthWeb.read(args.ground_truth, args.truth_threshold)
+        results = await live_experiment(
+            web, args.policies, repeat=args.repeat, settings=settings, on_run=report
         )
-    medians = {
-        name: {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-        for name, runs in results.items()
-    }
-    if args.plot:
-        plot_harvest(curves, medians, args)
+        return results, f"{args.ground_truth}: {web.topic!r}"
+    from testbed.server import Testbed
+    from testbed.web import WebSpec
+
+    async with Testbed(WebSpec(pages=args.testbed, seed=args.web_seed)) as bed:
+        relevance = {bed.page_url(p): float(bed.web.relevance[p]) for p in range(args.testbed)}
+        threshold = 0.4 if args.truth_threshold is None else args.truth_threshold
+        web = TruthWeb(tuple(bed.seeds), bed.topic, relevance, threshold)
+        results = await live_experiment(
+            web, args.policies, repeat=args.repeat, settings=settings, on_run=report
+        )
+    return results, f"testbed of {args.testbed:,} pages, seed {args.web_seed}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        results, title = asyncio.run(experiment(args))
+    except ConfigError as error:  # a ground truth that cannot be read, a web not served
+        print(f"python -m bench focus: error: {error}", file=sys.stderr)
+        return 2
+    medians = results.medians()
+    if args.plot is not None:
+        plot_curves(results, args.plot, f"{title}, median and range of {args.repeat} runs")
     if args.json:
-        print(json.dumps({"runs": results, "medians": medians}))
-        return
+        web = results.web
+        summary = {"topic": web.topic, "relevant": web.relevant, "threshold": web.threshold}
+        hosts = {"relevant_by_host": web.relevant_by_host(), "hosts": results.hosts()}
+        print(json.dumps({**summary, "runs": results.runs, "medians": medians, **hosts}))
+        return 0
     keys = list(next(iter(medians.values())))
-    print(f"\n{args.title}, budget {args.budget}")
+    print(
+        f"\n{title}: {results.web.relevant} relevant pages, {args.budget} pages a crawl, "
+        f"medians of {args.repeat}"
+    )
     print(f"{'policy':<12}" + "".join(f"{key:>14}" for key in keys))
-    for name, values in medians.items():
-        print(f"{name:<12}" + "".join(f"{values[key]:>14.3f}" for key in keys))
+    for policy, values in medians.items():
+        print(f"{policy:<12}" + "".join(f"{values[key]:>14.3f}" for key in keys))
+    print_hosts(results)
+    if args.plot is not None:
+        print(f"plotted {args.plot}")
+    return 0
 
 
-def plot_harvest(
-    curves: dict[str, list[np.ndarray]],
-    medians: dict[str, dict[str, float]],
-    args: argparse.Namespace,
-) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(7, 4))
-    for name, runs in curves.items():
-        length = min(len(curve) for curve in runs)
-        stacked = np.array([curve[:length] for curve in runs])
-        pages = np.arange(1, length + 1)
-        label = f"{name} (P / upper bound {medians[name]['p_over_upper']:.3f})"
-        (line,) = axes.plot(pages, np.median(stacked, axis=0), label=label)
-        axes.fill_between(
-            pages, stacked.min(axis=0), stacked.max(axis=0), color=line.get_color(), alpha=0.15
-        )
-    axes.set(xlabel="pages fetched", ylabel=f"harvest rate (truth >= {args.truth_threshold})")
-    axes.set_xscale("log")
-    axes.set_ylim(0, 1)
-    axes.set_title(args.title, fontsize=10)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(args.plot, dpi=100)
-    print(f"plotted {args.plot}")
+def print_hosts(results: LiveResults) -> None:
+    """Where each policy's pages went: by host, the medians over runs of the pages a
+    crawl spent there and of the relevant pages it found there; the hosts holding most
+    relevant pages first, then those most fetched."""
+    relevant = results.web.relevant_by_host()
+    spent = results.host_medians()
+    policies = list(spent)
+    hosts = sorted(
+        next(iter(spent.values()), {}),
+        key=lambda host: (-relevant.get(host, 0), -max(spent[p][host][0] for p in policies)),
+    )
+    print("\nwhere the pages went (medians): pages fetched / relevant found, by host")
+    print(f"{'host':<24}{'relevant':>9}" + "".join(f"{policy:>14}" for policy in policies))
+    for host in hosts[:HOST_ROWS]:
+        cells = "".join(f"{f'{spent[p][host][0]:g} / {spent[p][host][1]:g}':>14}" for p in policies)
+        print(f"{host:<24}{relevant.get(host, 0):>9}{cells}")
+    if len(hosts) > HOST_ROWS:
+        print(f"and {len(hosts) - HOST_ROWS} more hosts")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    raise SystemExit(main())

@@ -1,29 +1,29 @@
-"""The crawls of several rounds of `bench/focus_ablations.py` pooled, topic by topic:
-each policy's median recall over all its crawls, and where it is behind or ahead of
-best-first's beyond what chance gives.
+"""The crawls of several rounds of `python -m bench focus --json` pooled, topic by
+topic: each policy's median recall over all its crawls, and where it is behind or ahead
+of best-first's beyond what chance gives.
 
 A median of three or five crawls moves from round to round, best-first's too, so one
-round's medians say "behind" where the policy is no more behind than best-first is
-behind itself (`best-first-again`). Pooled, a policy's recall at a cutoff is said to be
-behind best-first's where a one-sided Mann-Whitney U test over the two sets of crawls
-gives p < 0.05: its crawls rank below best-first's more often than two samples of one
-order would. At that level, some 5% of the cutoffs of a policy no different from
-best-first are flagged all the same: the control's line shows how many. Three crawls
-of each are too few to tell (without ties the least p is 0.05): pool five or more.
-Each printout is a round; best-first's medians shown are over all its crawls, and each
-policy is compared with best-first's crawls of the rounds it ran in.
+round's medians can say "behind" where a policy is no more behind than best-first is
+behind itself. Pooled, a policy's recall at a cutoff is said to be behind best-first's
+where a one-sided Mann-Whitney U test over the two sets of crawls gives p < 0.05: its
+crawls rank below best-first's more often than two samples of one order would. At that
+level some 5% of the cutoffs of a policy no different from best-first are flagged all
+the same. Three crawls of each are too few to tell (without ties the least p is 0.05):
+pool five or more. Each file is a round of one topic; a policy is compared with
+best-first's crawls of the rounds it ran in.
 
-    for truth in /tmp/realweb/truth/* /tmp/realweb/truth2/*; do
-        python bench/focus_ablations.py --ground-truth $truth --repeat 5 \
-            --variants best-first-again qlearning >> round-1.txt
-    done
-    python bench/pool_focus_rounds.py round-*.txt
+    for round in 1 2; do for truth in /tmp/realweb/truth/*; do
+        python -m bench focus --ground-truth $truth --repeat 5 --budget 1000 \
+            --per-host-concurrency 4 --policies best-first qlearning --json \
+            > rounds/$round-$(basename $truth).json
+    done; done
+    python -m bench rounds rounds/*.json
 """
 
 from __future__ import annotations
 
 import argparse
-import re
+import json
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -33,8 +33,6 @@ from scipy.stats import mannwhitneyu
 
 BASELINE = "best-first"
 SIGNIFICANT = 0.05
-RUN = re.compile(r"run \d+ (\S+): (.*)")
-RECALL = re.compile(r"recall@(\d+)=([\d.]+)")
 
 
 @dataclass(frozen=True)
@@ -46,23 +44,19 @@ class Crawl:
 
 
 def read_rounds(texts: list[str]) -> list[Crawl]:
-    """Every crawl printed by the focus script, one printout a round, under the ground
-    truth it crawled."""
+    """Every crawl of the focus benchmark's JSON outputs, one output a round, under its
+    ground truth's topic."""
     crawls = []
     for round_, text in enumerate(texts):
-        topic = None
-        for line in text.splitlines():
-            if line.startswith("ground truth "):
-                topic = line.removeprefix("ground truth ").strip()
-                continue
-            match = RUN.match(line)
-            if match is None:
-                continue
-            if topic is None:
-                raise ValueError(f"a crawl printed before any ground truth was named: {line!r}")
-            recall = {int(cutoff): float(value) for cutoff, value in RECALL.findall(line)}
-            policy = match.group(1).removeprefix("ablation-")
-            crawls.append(Crawl(round_, topic, policy, recall))
+        output = json.loads(text)
+        for policy, runs in output["runs"].items():
+            for run in runs:
+                recall = {
+                    int(key.removeprefix("recall@")): float(value)
+                    for key, value in run.items()
+                    if key.startswith("recall@")
+                }
+                crawls.append(Crawl(round_, output["topic"], policy, recall))
     return crawls
 
 
@@ -126,12 +120,12 @@ def report(crawls: list[Crawl]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("outputs", nargs="+", type=Path, help="the focus script's printouts")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("outputs", nargs="+", type=Path, help="the focus benchmark's JSON")
     args = parser.parse_args()
     try:
         crawls = read_rounds([path.read_text() for path in args.outputs])
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, KeyError) as error:
         parser.error(str(error))
     print("\n".join(report(crawls)))
 

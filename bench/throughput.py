@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from testbed_process import cpu_seconds, served_testbed_process  # noqa: E402
 
-from crawler.experiments import rotated  # noqa: E402
+from bench.harness import rotated  # noqa: E402
 
 PORT = 18_431
 KINDS = (

@@ -1,9 +1,10 @@
-"""`bench/pool_focus_rounds.py` on printouts written here in the focus script's form: the
-crawls are pooled by topic over the rounds, and a policy is compared with best-first's
-crawls of the rounds it ran in. Nothing here crawls."""
+"""`python -m bench rounds` on outputs written here in the focus benchmark's JSON form:
+the crawls are pooled by topic over the rounds, and a policy is compared with
+best-first's crawls of the rounds it ran in. Nothing here crawls."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,6 @@ import pytest
 
 from tests.bench.scripts import BENCH, load_script
 
-SCRIPT = BENCH / "pool_focus_rounds.py"
-
 
 @pytest.fixture(scope="module")
 def pool() -> ModuleType:
@@ -22,28 +21,25 @@ def pool() -> ModuleType:
 
 
 def printout(topic: str, crawls: dict[str, list[tuple[float, float]]]) -> str:
-    """What the focus script prints for one ground truth: a line a crawl, run by run."""
-    lines = [f"ground truth {topic}", "relevant pages by host: {'127.0.0.11:8800': 3}"]
-    runs = max(len(recalls) for recalls in crawls.values())
-    for run in range(runs):
-        for name, recalls in crawls.items():
-            at_100, at_500 = recalls[run]
-            label = name if name == "best-first" else f"ablation-{name}"
-            lines.append(
-                f"run {run} {label}: recall@100={at_100:.3f} recall@500={at_500:.3f}"
-                " pages of hosts holding relevant ones {'127.0.0.11:8800': 40}"
-            )
-    lines += ["", "medians over 5 runs", "best-first recall@100=0.500"]  # not a crawl
-    return "\n".join(lines)
+    """What `python -m bench focus --json` prints for one ground truth: each policy's
+    runs, with their recall at 100 and 500 pages."""
+    runs = {
+        name: [
+            {"recall@100": at_100, "recall@500": at_500, "harvest@100": 0.5, "pages": 500}
+            for at_100, at_500 in recalls
+        ]
+        for name, recalls in crawls.items()
+    }
+    return json.dumps({"topic": topic, "relevant": 3, "runs": runs, "medians": {}})
 
 
 def test_crawls_are_pooled_over_rounds_and_topics(pool: ModuleType) -> None:
     first = printout("git", {"best-first": [(0.2, 0.9)] * 3, "late": [(0.1, 0.9)] * 3})
     second = printout("git", {"best-first": [(0.3, 0.9)] * 2, "late": [(0.1, 1.0)] * 2})
-    second += "\n" + printout("sparse", {"best-first": [(0.0, 0.1)], "late": [(0.0, 0.5)]})
-    crawls = pool.read_rounds([first, second])
+    third = printout("sparse", {"best-first": [(0.0, 0.1)], "late": [(0.0, 0.5)]})
+    crawls = pool.read_rounds([first, second, third])
     assert len(crawls) == 12
-    assert {crawl.round for crawl in crawls if crawl.topic == "sparse"} == {1}
+    assert {crawl.round for crawl in crawls if crawl.topic == "sparse"} == {2}
     git_late = pool.recalls(crawls, "git", "late")
     assert git_late == {100: [0.1] * 5, 500: [0.9, 0.9, 0.9, 1.0, 1.0]}
     assert pool.recalls(crawls, "git", "best-first", {1}) == {100: [0.3, 0.3], 500: [0.9, 0.9]}
@@ -82,11 +78,14 @@ def test_best_first_is_compared_in_the_rounds_the_policy_ran_in(pool: ModuleType
     assert pool.compare(crawls, "same") == {"median behind": [], "behind": [], "ahead": []}
 
 
-def test_a_crawl_without_its_ground_truth_is_refused(tmp_path: Path) -> None:
-    headless = tmp_path / "round.txt"
-    headless.write_text("run 0 best-first: recall@100=0.500\n")
+def test_an_output_that_is_not_the_focus_benchmarks_is_refused(tmp_path: Path) -> None:
+    printed = tmp_path / "round.txt"
+    printed.write_text("run 1 best-first: recall@100 0.500\n")
     finished = subprocess.run(
-        [sys.executable, str(SCRIPT), str(headless)], capture_output=True, text=True
+        [sys.executable, "-m", "bench", "rounds", str(printed)],
+        capture_output=True,
+        text=True,
+        cwd=BENCH.parent,
     )
-    assert finished.returncode != 0
-    assert "before any ground truth was named" in finished.stderr
+    assert finished.returncode == 2
+    assert "Expecting value" in finished.stderr

@@ -2,8 +2,7 @@
 configure` and `bench/realweb/ground_truth.py` run as scripts on real files; the ground
 truth is read by the crawler's readers; and, where nginx is installed, the crawler's
 crawl of what nginx serves finds the pages the ground truth lists, and only those, and
-`bench/focus_ablations.py`, `bench/clairvoyant.py` and `bench/patience_time.py` run their
-crawls on it."""
+the focus benchmark (`python -m bench focus`) runs its crawls on it."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,8 @@ from crawler.reporting.ground_truth import read_graph
 from crawler.reporting.history import read_history
 from crawler.service import run_crawl
 
-REALWEB = Path(__file__).resolve().parents[2] / "bench" / "realweb"
+ROOT = Path(__file__).resolve().parents[2]
+REALWEB = ROOT / "bench" / "realweb"
 FIRST_ADDRESS = 61  # hosts 127.0.0.61 and .62, away from the testbed's first addresses
 
 A_INDEX = """<html><head><title>Gardening</title></head><body>
@@ -91,20 +90,6 @@ def run_script(name: str, *arguments: str) -> str:
         text=True,
         check=True,
     ).stdout
-
-
-def run_at_once(commands: Iterable[list[str]]) -> list[str]:
-    """What each command printed, the commands run side by side (each takes seconds,
-    mostly its own start and one crawl of the tiny web)."""
-    running = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for command in commands
-    ]
-    printed = [process.communicate() for process in running]
-    for process, (_out, err) in zip(running, printed, strict=True):
-        if process.returncode != 0:
-            raise subprocess.CalledProcessError(process.returncode, process.args, stderr=err)
-    return [out for out, _err in printed]
 
 
 @pytest.fixture(scope="module")
@@ -195,28 +180,6 @@ def test_the_crawlers_readers_take_the_ground_truth(
     assert all(0 < ratio <= 1 for ratio in report["p_over_upper"])
 
 
-def test_order_bounds_crawls_one_host_of_the_ground_truth(web: tuple[Path, Path, int]) -> None:
-    _, truth, port = web
-    host = f"127.0.0.{FIRST_ADDRESS}:{port}"
-    printed = run_script(
-        "order_bounds.py", "--ground-truth", str(truth / "compost"), "--host", host
-    )
-    lines = printed.splitlines()
-    # six pages on the first host, two of them relevant (one file under two URLs)
-    assert lines[0].startswith(f"host {host}: 6 pages, 2 relevant")
-    pages = {
-        name.strip(): float(rest.split()[0])
-        for name, rest in (line.split("median") for line in lines[1:])
-    }
-    assert set(pages) == {"oracle", "parents max", "parents mean", "random"}
-    # the guide's index is linked only from the page under it: the front page, the
-    # guide, that page and the index at least, at most the host's six pages
-    assert all(4 <= value <= 6 for value in pages.values())
-    assert pages["oracle"] <= pages["random"]
-    with pytest.raises(subprocess.CalledProcessError):
-        run_script("order_bounds.py", "--ground-truth", str(truth / "compost"), "--host", "x:1")
-
-
 @pytest.mark.skipif(
     shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
     reason="nginx is not installed",
@@ -261,192 +224,21 @@ def test_a_crawl_of_what_nginx_serves_finds_the_ground_truths_pages(
     shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
     reason="nginx is not installed",
 )
-def test_the_focus_scripts_crawl_what_nginx_serves(web: tuple[Path, Path, int]) -> None:
+def test_the_focus_benchmark_crawls_what_nginx_serves(web: tuple[Path, Path, int]) -> None:
     state, truth, _ = web
-    bench = Path(__file__).resolve().parents[2] / "bench"
     compost = ["--ground-truth", str(truth / "compost"), "--truth-threshold", "0.1"]
-    variants = ["qlearning", "impatient", "unsectioned", "surprise-fitted", "sections-ramped"]
-    variants += ["hosts-carry-mean-capped", "hosts-carry-recent", "skill-tested"]
-    variants += ["best-first-again", "predicted-baseline", "optimism-by-mean", "warmup-10"]
-    variants += ["baseline-choice", "explores-poor-slots", "warmup-uncorrected"]
-    variants += ["sections-by-directory", "sections-two-segments", "sections-by-directory-pooled"]
-    variants += ["ungated-section-optimism", "skill-by-ranking", "ridge", "ridge-by-ranking"]
-    variants += ["ridge-confident", "patient-while-exploring", "baseline-running-mean"]
-    variants += ["hosts-mean-unskilled", "children-backed-up", "relatives-raised"]
-    variants += ["relatives-raised-after-warmup", "siblings-raised", "siblings-raised-deferred"]
-    variants += ["relatives-raised-deferred", "unraised", "relatives-raised-while-paying"]
-    ablations = [*compost, "--budget", "100", "--variants", *variants]
-    timed = [*compost, "--seconds", "2", "--delay", "0", "--patience", "default", "0"]
-    heads = ["--ground-truth", str(truth / "compost"), "--budget", "100", "--at", "2", "4"]
-    both = ["--ground-truth", str(truth / "compost"), str(truth / "coffee"), "--budget", "100"]
-    skill = [*compost, "--budget", "100", "--repeat", "1", "--at", "1", "2"]
-    waits = ["--ground-truth", str(truth / "compost"), "--budget", "100"]
-    turns = [*waits, "--every", "1"]
-    late = [*waits, "--best-first"]
-    oracle = [*waits, "--repeat", "1"]
+    focus = [sys.executable, "-m", "bench", "focus", *compost, "--budget", "100", "--json"]
+    focus += ["--policies", "bfs", "best-first", "qlearning"]
     run_script("realweb.py", "start", "--dir", str(state))
     try:
-        (
-            printed,
-            heads_printed,
-            feedback_printed,
-            skill_printed,
-            waits_printed,
-            turns_printed,
-            late_printed,
-            oracle_printed,
-        ) = run_at_once(
-            [sys.executable, str(bench / script), *arguments]
-            for script, arguments in (
-                ("focus_ablations.py", ablations),
-                ("host_heads.py", heads),
-                ("topic_feedback.py", both),
-                ("link_skill.py", skill),
-                ("patience_waits.py", waits),
-                ("budget_turns.py", turns),
-                ("late_relevant.py", late),
-                ("clairvoyant.py", oracle),
-            )
-        )
-        # alone, as its crawls are timed
-        (timed_printed,) = run_at_once([[sys.executable, str(bench / "patience_time.py"), *timed]])
+        printed = subprocess.run(focus, capture_output=True, text=True, check=True, cwd=ROOT).stdout
     finally:
         run_script("realweb.py", "stop", "--dir", str(state))
-    summary = printed.split("medians over 1 runs")[1].splitlines()[1:]
-    medians, behind = summary[: len(variants) + 1], summary[len(variants) + 1 :]
-    assert [line.split()[0] for line in medians] == [
-        "best-first",
-        *(f"ablation-{variant}" for variant in variants),
-    ]
+    report = json.loads(printed)
+    assert report["relevant"] == relevant_pages(truth / "compost")
+    assert set(report["medians"]) == {"bfs", "best-first", "qlearning"}
     # each crawl, to the end of the tiny web, found 90% of its relevant pages
-    assert all(math.isfinite(float(line.split("pages_to_90=")[1])) for line in medians)
-    # and a variant is said to be behind best-first where its median recall is below
-    recall = {line.split()[0]: float(line.split("recall@100=")[1].split()[0]) for line in medians}
-    assert behind == [
-        f"{name} behind best-first at recall@100"
-        for name, value in recall.items()
-        if value < recall["best-first"]
-    ]
-    # two seconds suffice to crawl the tiny web whatever the patience: all 3 relevant
-    lines = timed_printed.splitlines()
-    assert [line.split(":")[0] for line in lines] == [
-        "qlearning patience default",
-        "qlearning patience 0",
-    ]
-    assert all("3 relevant of 3" in line for line in lines)
-    check_host_heads(heads_printed, truth / "compost")
-    # the traced crawl of the tiny web reached 90% of its relevant pages too
-    assert math.isfinite(float(waits_printed.split("pages_to_90=")[1].split()[0]))
-    check_topic_feedback(feedback_printed)
-    check_link_skill(skill_printed)
-    check_budget_turns(turns_printed)
-    check_late_relevant(late_printed)
-    check_clairvoyant(oracle_printed, truth / "compost")
-
-
-def check_clairvoyant(printed: str, truth: Path) -> None:
-    """A crawl of each order, then each one's pages to 90% and recall: the tiny web's
-    crawls all reach 90%, and the orders that know each page's relevance, or each page's
-    and its links', take its relevant pages no later than best-first does."""
-    lines = printed.splitlines()
-    policies = ["best-first", "clairvoyant", "clairvoyant-patient"]
-    policies += ["lookahead", "lookahead-patient"]
-    n = len(policies)
-    assert [line.split(":")[0] for line in lines[:n]] == [f"run 0 {p}" for p in policies]
-    assert lines[n] == f"compost: {relevant_pages(truth)} relevant pages"
-    summary = [line.split() for line in lines[n + 1 :]]
-    assert [row[0] for row in summary] == policies
-    reached = {row[0]: int(row[4]) for row in summary}  # "pages to 90%: N (N)"
-    assert all(reached[policy] <= reached["best-first"] for policy in policies[1:])
-
-
-def check_late_relevant(printed: str) -> None:
-    """Each of the tiny web's 3 relevant pages, in the order fetched, each fetched after
-    a page linking to it was (a seed needs none)."""
-    lines = printed.splitlines()
-    assert lines[0] == "3 relevant pages, 100 pages crawled (best-first)"
-    rows = [line.split() for line in lines[2:]]
-    assert [int(row[0]) for row in rows] == [1, 2, 3]
-    fetched = [int(row[1]) for row in rows]
-    assert fetched == sorted(fetched)
-    assert fetched[-1] <= 100
-    assert all(row[2] == "-" or int(row[2]) < int(row[1]) for row in rows)
-
-
-def check_budget_turns(printed: str) -> None:
-    """A row for each page learned from; the tiny web ends within the warmup, so the
-    budget never affords exploring, and every page, taken not exploring, is the
-    baseline's own: the baseline is counted to have earned what the crawl earned."""
-    rows = [line.split() for line in printed.split("pages not exploring\n", 1)[1].splitlines()]
-    assert [int(row[0]) for row in rows] == list(range(1, len(rows) + 1))
-    assert len(rows) >= 5
-    assert all(row[1] == "False" for row in rows)  # no "turned" column: it never turned
-    assert all(row[2] == row[3] for row in rows)  # earned, baseline
-    assert float(rows[-1][2]) > 0
-    assert [int(row[-1]) for row in rows] == [int(row[0]) for row in rows]
-
-
-def check_link_skill(printed: str) -> None:
-    """Each point of the crawl ranks its queue: AUCs between 0 and 1 where relevant and
-    other links were queued, nan where no relevant one was; the tiny web's queue is
-    too short for the regressions."""
-    points = [line for line in printed.splitlines() if line.startswith("run 0 at ")]
-    assert [line.split(":")[0] for line in points] == ["run 0 at 1", "run 0 at 2"]
-    for point in points:
-        found = dict(cell.split("=") for cell in point.split(": ", 1)[1].split())
-        assert set(found) == {
-            *("score", "index", "full", "hubs-score", "hubs-full"),
-            *("relevant_queued", "skill"),
-        }
-        for name in ("score", "index", "full"):
-            value = float(found[name])
-            if float(found["relevant_queued"]) == 0:
-                assert math.isnan(value)
-            else:  # nan too if every queued link is relevant
-                assert math.isnan(value) or 0.0 <= value <= 1.0
-
-
-def check_topic_feedback(printed: str) -> None:
-    """`bench/topic_feedback.py`: each topic crawled by each policy at each weight, in
-    turn; each crawl of the tiny web found all its relevant pages within 100, and the
-    summary says so."""
-    crawls, summary = printed.split("\nmedians over 1 runs")
-    configs = [
-        f"{policy} feedback={weight}"
-        for weight in ("1", "0")
-        for policy in ("best-first", "qlearning")
-    ]
-    assert [line.split(":")[0] for line in crawls.splitlines()] == [
-        f"run 0 {topic} {config}" for topic in ("compost", "coffee") for config in configs
-    ]
-    assert all(line.endswith(": 1.000") for line in crawls.splitlines())
-    assert summary.splitlines()[1:] == [
-        f"{config}: 2.00; behind the first at 0: []" for config in configs
-    ]
-
-
-def check_host_heads(printed: str, truth: Path) -> None:
-    """`bench/host_heads.py`: the hosts' heads as the given pages are taken, each rank
-    the sum of its parts; then the pages and relevant pages host by host, as many as the
-    crawl took and found."""
-    lines = printed.splitlines()
-    assert lines[0] == "run 0, qlearning"
-    taken = [line.split(":")[0] for line in lines if line.startswith("after ")]
-    assert taken == ["after 2 pages", "after 4 pages"]
-    heads = [line.replace(";", "").split() for line in lines if " rank " in line]
-    assert heads
-    for head in heads:
-        rank, own, section, host = (float(head[i]) for i in (2, 5, 8, 11))
-        assert rank == pytest.approx(own + section + host, abs=2e-4)
-    pages = rows(truth / "pages.tsv")
-    relevant = relevant_pages(truth)
-    found = next(line for line in lines if line.startswith("found "))
-    assert found == f"found {relevant} of {relevant} relevant pages"  # the whole tiny web
-    hosts = [line.split() for line in lines[lines.index(found) + 1 :]]
-    assert {host[0] for host in hosts} == {url.split("/")[2] for url, _ in pages}
-    # every page, and the fetches that found none (errors, a redirect to a page fetched)
-    assert sum(int(host[1]) for host in hosts) > len(pages)
-    assert sum(int(host[-2]) for host in hosts) == relevant
+    assert all(math.isfinite(m["pages_to_90"]) for m in report["medians"].values())
 
 
 def test_a_package_whose_html_lies_in_a_shared_directory_is_refused(

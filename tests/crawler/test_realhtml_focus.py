@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crawler.experiments import CrawlSettings, TruthWeb, live_experiment
+from bench.harness import CrawlSettings, TruthWeb, live_experiment
 from tests.realhtml import TOPICS, RealSite, real_site
 
 BUDGET = 60  # pages of each crawl, of the site's 134

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.experiments import CrawlSettings, TruthWeb, crawl_order
+from bench.harness import CrawlSettings, TruthWeb, crawl_order
 from testbed.server import Testbed
 from testbed.web import WebSpec
 from tests.crawler.helpers import crawl

@@ -1,5 +1,5 @@
-"""`crawler experiment live`: crawls of one web with ground truth, one per policy, and
-the focus measured against that truth."""
+"""`python -m bench focus`: crawls of one web with ground truth, one per policy, and the
+focus measured against that truth (`bench/harness.py`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from crawler.cli import main
-from crawler.experiments import CrawlSettings, TruthWeb, crawl_order, focus
+from bench.focus import main
+from bench.harness import CrawlSettings, TruthWeb, crawl_order, focus
 from crawler.reporting.history import read_history
 from crawler.reporting.report import summary
 from testbed.server import Testbed
@@ -54,7 +54,7 @@ def test_live_compares_policies_on_the_testbed_in_one_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plot = tmp_path / "curves.png"
-    argv = ["experiment", "live", "--testbed", "800", "--budget", "150", "--repeat", "2"]
+    argv = ["--testbed", "800", "--budget", "150", "--repeat", "2"]
     argv += ["--policies", "bfs", "best-first", "--json", "--plot", str(plot)]
     assert main(argv) == 0
     report = json.loads(capsys.readouterr().out)
@@ -83,7 +83,7 @@ def test_live_compares_policies_on_the_testbed_in_one_command(
 
 
 def test_live_prints_where_each_policys_pages_went(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["experiment", "live", "--testbed", "800", "--budget", "60", "--policies", "bfs"]
+    argv = ["--testbed", "800", "--budget", "60", "--policies", "bfs"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     table = out.split("where the pages went")[1].splitlines()[2:]
@@ -98,7 +98,7 @@ def test_live_prints_where_each_policys_pages_went(capsys: pytest.CaptureFixture
 def test_each_run_starts_with_the_next_policy(capsys: pytest.CaptureFixture[str]) -> None:
     """A crawl's order depends on its timing, which what ran before it may change: no
     policy always takes the same turn."""
-    argv = ["experiment", "live", "--testbed", "800", "--budget", "30", "--repeat", "4"]
+    argv = ["--testbed", "800", "--budget", "30", "--repeat", "4"]
     argv += ["--policies", "bfs", "best-first", "qlearning"]
     assert main(argv) == 0
     runs = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
@@ -117,14 +117,10 @@ def test_a_ground_truth_without_a_threshold_or_a_served_web_is_a_clear_error(
     (tmp_path / "seeds.txt").write_text("http://127.0.0.1:9/\n")
     (tmp_path / "topic.txt").write_text("solar energy\n")
     (tmp_path / "pages.tsv").write_text("url\trelevance\nhttp://127.0.0.1:9/\t0.5\n")
-    argv = ["experiment", "live", "--ground-truth", str(tmp_path), "--budget", "10"]
-    with pytest.raises(SystemExit) as stopped:
-        main(argv)
-    assert stopped.value.code == 2
+    argv = ["--ground-truth", str(tmp_path), "--budget", "10"]
+    assert main(argv) == 2
     assert "threshold.txt" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as stopped:
-        main([*argv, "--truth-threshold", "0.3"])
-    assert stopped.value.code == 2
+    assert main([*argv, "--truth-threshold", "0.3"]) == 2
     assert "answers: is the web served?" in capsys.readouterr().err
     for bad in ("--patience=1.5", "--topic-feedback=-1", "--topic-feedback=nan"):
         with pytest.raises(SystemExit) as stopped:
