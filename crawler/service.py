@@ -68,10 +68,12 @@ async def run_crawl(
     scorer = TopicScorer(feedback_weight=config.topic_feedback).fit([config.topic])
 
     db = storage.open_engine(config.db)
+    lock: storage.CrawlFileLock | None = None
     archive: WarcArchive | None = None
     processors = config.processor_count()
     analysis: AnalysisPool | None = None
     try:
+        lock = storage.lock_for_crawl(db)  # one crawl at a time on a SQLite file
         if processors > 1:
             analysis = await AnalysisPool.start(
                 processors, scorer.n_features, scope, inline_below=config.inline_below
@@ -223,6 +225,8 @@ async def run_crawl(
         if archive is not None:
             archive.release()  # still open only if the crawl failed
         await _close_quietly("database", db.dispose())
+        if lock is not None:  # after the crawl's last write
+            lock.release()
 
 
 def _revisit_cost(politeness: Politeness, host: str) -> float:

@@ -8,6 +8,7 @@ from storage.database import (
     open_engine,
     open_sync_engine,
 )
+from storage.file_lock import CrawlFileLock, lock_for_crawl
 from storage.leases import (
     any_queued,
     claim_hosts,
@@ -68,6 +69,7 @@ from storage.repository import (
 from storage.writable import check_writable
 
 __all__ = [
+    "CrawlFileLock",
     "CrawlStatus",
     "DaemonRecord",
     "ExportRecord",
@@ -106,6 +108,7 @@ __all__ = [
     "load_sources",
     "load_timeline",
     "load_warc_files",
+    "lock_for_crawl",
     "mark_reached",
     "open_engine",
     "open_sync_engine",

@@ -1,11 +1,13 @@
 """What a crawl's start refuses on its SQLite file: a crawl of another topic, a file it
-cannot write."""
+cannot write, a file another crawl is running on."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +15,12 @@ from pathlib import Path
 import pytest
 
 import storage
+from crawler.cli import main
 from crawler.config import ConfigError
-from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site
+from testbed.server import ServerSpec, Testbed
+from testbed.web import WebSpec
+from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site, stored
+from tests.crawler.test_process import run_args, wait_for_stored
 
 
 async def crawl_meta(db_url: str) -> dict[str, str]:
@@ -101,3 +107,54 @@ async def test_a_read_only_database_is_a_one_line_error_naming_it(
     assert line.startswith("crawler: error: ")
     assert str(path) in line
     assert "read-only" in line
+
+
+async def test_a_second_crawl_of_a_file_in_use_is_refused_until_the_first_is_killed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "crawl.db"
+    db_url = f"sqlite+aiosqlite:///{path}"
+    # the second crawl's own seed, which the first never links to
+    other = site({"/": html(links())})
+    async with (
+        Testbed(WebSpec(pages=5000, hosts=3), ServerSpec(latency=0.02)) as bed,
+        serving(other) as other_seed,
+    ):
+        first = await asyncio.create_subprocess_exec(
+            *run_args(bed, db_url),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            await wait_for_stored(path, 5, first)
+            second = await asyncio.create_subprocess_exec(
+                *run_args(bed, db_url, "--seed", other_seed, "--max-pages", "3"),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            _, err = await asyncio.wait_for(second.communicate(), 60)
+            # what only reads the database goes on beside the crawl
+            assert await asyncio.to_thread(main, ["status", "--db", db_url]) == 0
+            export = tmp_path / "export.jsonl"
+            assert (
+                await asyncio.to_thread(main, ["export", "--db", db_url, "--out", str(export)]) == 0
+            )
+            assert len(export.read_text().splitlines()) >= 5
+            assert first.returncode is None  # the first still crawls
+        finally:
+            first.kill()
+            assert await first.wait() == -signal.SIGKILL
+        assert second.returncode == 1
+        (line,) = err.decode().splitlines()
+        assert str(path) in line
+        assert f"pid {first.pid} on {socket.gethostname()}" in line
+        assert other[SEEN].paths() == []  # the second asked nothing
+        # the kernel released the killed crawl's lock: the next one runs
+        before = stored(path)
+        third = await asyncio.create_subprocess_exec(
+            *run_args(bed, db_url, "--max-pages", "5"),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        assert await asyncio.wait_for(third.wait(), 60) == 0
+    assert stored(path) > before
