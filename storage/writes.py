@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -129,12 +129,17 @@ def _queued_among_urls() -> Any:
 
 def mark_reached(connection: Connection, urls: Sequence[NewUrl]) -> dict[str, int]:
     """Record URLs fetched as redirect targets: known, and never queued again. Returns
-    the ids of those that were queued, by URL, for the frontier to drop."""
+    the ids of those that were queued, by URL, for the frontier to drop; and of those
+    reached already, so that a transaction run again after its commit's answer was lost
+    returns them as its first run did."""
     if not urls:
         return {}
     result = connection.execute(
         update(UrlRow)
-        .where(UrlRow.url.in_([new.url for new in urls]), _queued_among_urls())
+        .where(
+            UrlRow.url.in_([new.url for new in urls]),
+            (UrlRow.state + 0).in_([URL_QUEUED, URL_REACHED]),  # as `_queued_among_urls`
+        )
         .values(state=URL_REACHED)
         .returning(UrlRow.url, UrlRow.id)
     )
@@ -189,7 +194,12 @@ def raise_scores(connection: Connection, raises: Sequence[ScoreRaise]) -> list[l
 
 _RECORD_FETCH = (
     update(UrlRow)
-    .where(UrlRow.id == bindparam("b_id"))
+    .where(
+        UrlRow.id == bindparam("b_id"),
+        # a visit is recorded once, also by a transaction run again after its commit's
+        # answer was lost: its fetch is not counted twice
+        or_(UrlRow.fetched_at.is_(None), UrlRow.fetched_at != bindparam("b_fetched_at")),
+    )
     .values(
         state=URL_DONE,
         final_url=bindparam("b_final_url"),
@@ -303,8 +313,16 @@ def save_learned_state(connection: Connection, name: str, state: bytes) -> None:
 
 
 def add_timeline(connection: Connection, samples: Sequence[TimelineSample]) -> None:
-    if samples:
+    """Add the samples not stored yet (a transaction run again writes none twice)."""
+    if not samples:
+        return
+    taken = connection.execute(
+        select(TimelineRow.taken_at).where(TimelineRow.taken_at.in_([s.taken_at for s in samples]))
+    )
+    stored = set(taken.scalars())
+    fresh = [s for s in samples if s.taken_at not in stored]
+    if fresh:
         connection.execute(
             insert(TimelineRow),
-            [{"taken_at": s.taken_at, "values": json.dumps(s.values)} for s in samples],
+            [{"taken_at": s.taken_at, "values": json.dumps(s.values)} for s in fresh],
         )

@@ -71,7 +71,10 @@ async def test_fetching_again_counts_and_replaces(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
         (queued,) = await storage.add_urls(connection, [NewUrl("http://a/", "a", 0, 0.0)])
         await storage.record_fetches(connection, [fetched(queued.id, title="old", text="old")])
-        await storage.record_fetches(connection, [fetched(queued.id, title="new", text="new")])
+        later = datetime(2026, 1, 3, tzinfo=UTC)  # a visit of its own, not the first again
+        await storage.record_fetches(
+            connection, [fetched(queued.id, title="new", text="new", fetched_at=later)]
+        )
     async with engine.connect() as connection:
         (record,) = [r async for r in storage.iter_export(connection)]
         assert await storage.page_text(connection, "http://a/") == "new"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -28,7 +29,10 @@ async def test_a_row_knows_where_its_capture_is_and_keeps_it_when_a_visit_captur
             ],
         )
         # a re-visit that timed out: its outcome is recorded, the capture's place stays
-        await storage.record_fetches(connection, [fetched(queued[0].id, error="timeout")])
+        later = datetime(2026, 1, 3, tzinfo=UTC)
+        await storage.record_fetches(
+            connection, [fetched(queued[0].id, error="timeout", fetched_at=later)]
+        )
     async with engine.connect() as connection:
         exported = {r.url: r async for r in storage.iter_export(connection)}
         located = await storage.warc_locations(connection, [q.id for q in queued])
