@@ -66,16 +66,20 @@ from storage.repository import (
     utc_now,
     warc_locations,
 )
+from storage.retry import DatabaseAway, DatabaseRetry, Outage
 from storage.writable import check_writable
 
 __all__ = [
     "CrawlFileLock",
     "CrawlStatus",
     "DaemonRecord",
+    "DatabaseAway",
+    "DatabaseRetry",
     "ExportRecord",
     "FetchRecord",
     "HostRecord",
     "NewUrl",
+    "Outage",
     "QueuedUrl",
     "ScoreRaise",
     "SourceRecord",

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.schema import CreateColumn
 
 from storage.models import SCHEMA_VERSION, Base
+from storage.unreachable import mark_lost_connections
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,7 @@ def open_engine(url: str) -> AsyncEngine:
         raise StorageError(f"bad database URL {url!r}: {error}") from error
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    event.listen(engine.sync_engine, "handle_error", mark_lost_connections)
     return engine
 
 
