@@ -35,6 +35,24 @@ class PostgresServer:
     port: int
     _names: Iterator[int]
     password: str | None = None  # the `postgres` user's, if the server asks for one
+    data_dir: Path | None = None
+    as_user: tuple[str, ...] = ()  # the command prefix that runs pg_ctl as the server's user
+
+    def stop(self) -> None:
+        """Stop the server as a restart does: every session is ended, new ones refused.
+        `start` brings it back."""
+        self._pg_ctl("-m", "fast", "stop")
+
+    def start(self) -> None:
+        """Start the server again after `stop`, on the same socket and port."""
+        assert self.data_dir is not None
+        log = self.data_dir.parent / "server.log"
+        self._pg_ctl("-l", str(log), "-o", _options(self.port, self.socket_dir), "-w", "start")
+
+    def _pg_ctl(self, *arguments: str) -> None:
+        assert self.data_dir is not None
+        command = [*self.as_user, _binary("pg_ctl"), "-D", str(self.data_dir), *arguments]
+        subprocess.run(command, capture_output=True, timeout=60, check=True)
 
     def url(self, database: str) -> str:
         return f"postgresql+asyncpg://postgres@/{database}?host={self.socket_dir}&port={self.port}"
@@ -84,6 +102,13 @@ def _binary(name: str) -> str:
     assert directory is not None
     path = directory / name
     return str(path) if path.exists() else (shutil.which(name) or name)
+
+
+def _options(port: int, sockets: Path) -> str:
+    return (
+        f"-p {port} -k {sockets} -c listen_addresses='' -c fsync=off "
+        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+    )
 
 
 def _free_port() -> int:
@@ -147,13 +172,10 @@ def running_server(
             "-E",
             "UTF8",
         )
-        options = (
-            f"-p {port} -k {sockets} -c listen_addresses='' -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        )
+        options = _options(port, sockets)
         run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "start")
         try:
-            yield PostgresServer(sockets, port, itertools.count(), password)
+            yield PostgresServer(sockets, port, itertools.count(), password, data, tuple(as_user))
         finally:
             subprocess.run(
                 [*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
