@@ -86,6 +86,10 @@ async def run_crawl(
             archive = await open_archive(db, config, crawl_id)
         registry = registry if registry is not None else CollectorRegistry()
         metrics = CrawlerMetrics(registry, version=__version__)
+        # every read and write of the crawl waits out the database away, up to a limit
+        retry = storage.DatabaseRetry(
+            db, patience=config.db_outage_seconds, on_retry=metrics.database_retries.inc
+        )
         fetcher = Fetcher(
             user_agent=config.user_agent,
             connect_timeout=config.connect_timeout,
@@ -109,6 +113,7 @@ async def run_crawl(
             robots=robots,
             capacity=config.host_memory,
             on_read_back=metrics.hosts_read_back.inc,
+            retry=retry,
         )
         revisits = Revisits(
             RevisitSettings(
@@ -132,11 +137,12 @@ async def run_crawl(
                 daemon_id=config.daemon_id or default_daemon_id(),
                 lease_seconds=config.lease_seconds,
                 cooldown=politeness.interval,
+                retry=retry,
             )
             log.info("daemon %s of a shared crawl", leases.daemon_id)
         visitor = Visitor(
             fetcher=fetcher,
-            fetched=FetchedUrls(db),
+            fetched=FetchedUrls(db, retry=retry),
             turns=HostTurns(politeness=politeness, hosts=hosts, admission=admission),
             robots=robots,
             hosts=hosts,
@@ -165,6 +171,7 @@ async def run_crawl(
             archive=archive,
             analysis=analysis,
             leases=leases,
+            retry=retry,
             pool=PoolControl(
                 make_pool_policy(
                     config.fetchers,
@@ -195,7 +202,7 @@ async def run_crawl(
                 registry,
                 host=config.metrics_host,
                 port=config.metrics_port,
-                health=lambda: {"status": "ok", "in_flight": engine.in_flight},
+                health=functools.partial(_health, engine, retry),
             )
             await server.start()
             log.info("metrics at %s", server.url)
@@ -227,6 +234,19 @@ async def run_crawl(
         await _close_quietly("database", db.dispose())
         if lock is not None:  # after the crawl's last write
             lock.release()
+
+
+def _health(engine: Engine, retry: storage.DatabaseRetry) -> dict[str, object]:
+    """/healthz: ok, or degraded while the database is away (the crawl waits for it)."""
+    away = retry.away
+    if away is None:
+        return {"status": "ok", "in_flight": engine.in_flight}
+    seconds = retry.clock() - away.since
+    return {
+        "status": "degraded",
+        "in_flight": engine.in_flight,
+        "database": f"{retry.where} away for {seconds:.0f} s: {away.error}",
+    }
 
 
 def _revisit_cost(politeness: Politeness, host: str) -> float:

@@ -38,6 +38,7 @@ def check(config: CrawlConfig) -> None:
         "warc_max_size",
         "host_memory",
         "lease_seconds",
+        "db_outage_seconds",
     )
     for name in positive:
         require(getattr(config, name) > 0, name, "must be greater than 0")
@@ -117,6 +118,7 @@ def check(config: CrawlConfig) -> None:
         "revisit_budget",
         "interest_half_life",
         "lease_seconds",
+        "db_outage_seconds",
     ):
         value = getattr(config, name)
         require(value is None or math.isfinite(value), name, "must be finite")

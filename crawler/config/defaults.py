@@ -6,6 +6,7 @@ from __future__ import annotations
 from policies.relevance import DEFAULT_FEEDBACK_WEIGHT
 
 DB = "sqlite+aiosqlite:///crawl.db"
+DB_OUTAGE_SECONDS = 60.0  # a database restart or fail-over the crawl waits out
 POLICY = "best-first"
 RELEVANCE_THRESHOLD = 0.1  # cosine at which a page counts as relevant (short topics score low)
 TOPIC_FEEDBACK = DEFAULT_FEEDBACK_WEIGHT  # the relevant pages' words beside the topic's

@@ -60,6 +60,12 @@ class CrawlConfig:
         "", "crawl", "the topic as text (`--topic`; `--topic-file` takes text or HTML)", flag=False
     )
     db: str = setting(defaults.DB, "crawl", "database URL")
+    db_outage_seconds: float = setting(
+        defaults.DB_OUTAGE_SECONDS,
+        "crawl",
+        "how long the crawl waits for a database that cannot be reached (a restart, a "
+        "fail-over, a SQLite file another process keeps locked), retrying, before it stops",
+    )
     policy: str = setting(
         defaults.POLICY,
         "crawl",

@@ -82,10 +82,12 @@ class Engine:
         archive: WarcArchive | None = None,
         analysis: AnalysisPool | None = None,
         leases: HostLeases | None = None,
+        retry: storage.DatabaseRetry | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.db = db
+        self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
         self.leases = leases  # a crawl shared with other daemons: the hosts this one holds
         self.frontier = BoundedFrontier(
             frontier,
@@ -123,6 +125,7 @@ class Engine:
             archive=archive,
             analysis=analysis,
             leases=leases,
+            retry=self.retry,
             clock=clock,
             wall_clock=wall_clock,
         )
@@ -291,7 +294,7 @@ class Engine:
     async def _refill_frontier(self) -> None:
         """Bring spilled URLs back from the database while the frontier runs low."""
         try:
-            await self.frontier.refill(self.db)
+            await self.retry.run(lambda: self.frontier.refill(self.db), doing="read from")
         finally:
             self._refill = None
             self._wake.set()

@@ -73,8 +73,10 @@ class HostLeases:
         lease_seconds: float,
         cooldown: Callable[[str], float],
         wall_clock: Callable[[], float] = time.time,
+        retry: storage.DatabaseRetry | None = None,
     ) -> None:
         self.db = db
+        self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
         self.daemon_id = daemon_id
         self.lease_seconds = lease_seconds
         self.cooldown = cooldown  # seconds a host must rest after its last request
@@ -129,50 +131,21 @@ class HostLeases:
 
     async def tick(self, *, busy: Collection[str], pages: int, rate: float) -> LeaseTick:
         """Renew, give up, claim, count (see the module's docstring). `busy`: the hosts
-        with visits in flight, never given up."""
-        now = self.wall_clock()
-        until = now + self.lease_seconds
-        change = LeaseTick()
+        with visits in flight, never given up. While the database is away the tick
+        waits for it (`retry`), no visit starts but to `busy` hosts, and the leases run
+        out unless it comes back: dispatching to their hosts stops (`holds`)."""
         self._ticking = set(busy)  # a visit started meanwhile would keep a host given up
         try:
-            async with self.db.begin() as connection:
-                held = set(await storage.renew_leases(connection, self.daemon_id, until=until))
-                change.lost = set(self.expires) - held
-                wanted = await storage.latest_census(connection, since=now - self.interval)
-                if wanted is None:
-                    await storage.register_hosts(connection)
-                    wanted = await storage.count_queued_hosts(connection)
-                    self.census = (wanted, now)
-                await storage.save_daemon(connection, self._heartbeat(now, pages, rate))
-                queued = await storage.count_queued_by_host(connection, self.daemon_id)
-                alive = await storage.live_daemons(connection, since=now - self.lease_seconds)
-                share = math.ceil(wanted / max(alive, 1))
-                give_up = {h for h in held if h not in queued and h not in busy}
-                spare = sorted(h for h in held - give_up if h not in busy)
-                excess = max(len(held) - len(give_up) - share, 0)
-                give_up.update(spare[:excess])
-                # the rest of the excess is busy: the hosts with the fewest URLs left
-                # stop taking visits, to be given up once idle
-                busy_held = sorted(held - give_up - set(spare), key=lambda h: (queued.get(h, 0), h))
-                draining = set(busy_held[: max(excess - len(spare), 0)])
-                await storage.release_hosts(
-                    connection, self.daemon_id, {h: now + self.cooldown(h) for h in give_up}
-                )
-                held -= give_up
-                change.claimed = await storage.claim_hosts(
-                    connection, self.daemon_id, now=now, until=until, limit=share - len(held)
-                )
-                held.update(change.claimed)
-                if change.claimed:
-                    queued = await storage.count_queued_by_host(connection, self.daemon_id)
-                self.crawl_has_work = await storage.any_queued(connection)
+            ticked = await self.retry.run(
+                lambda: self._renew(busy, pages, rate), doing="renew host leases in"
+            )
         except SQLAlchemyError as error:
             # the leases run out unless a later tick renews them: dispatching stops
             log.warning("cannot renew this daemon's host leases: %s", error)
-            return change
+            return LeaseTick()
         finally:
             self._ticking = None
-        change.lost |= give_up
+        held, until, change, draining, queued = ticked
         self.draining = draining
         self.expires = dict.fromkeys(held, until)
         self.claimed += len(change.claimed)
@@ -181,14 +154,61 @@ class HostLeases:
             log.debug("leases: %d held, %d lost or given up", len(held), len(change.lost))
         return change
 
+    async def _renew(
+        self, busy: Collection[str], pages: int, rate: float
+    ) -> tuple[set[str], float, LeaseTick, set[str], dict[str, int]]:
+        """A tick's transaction, at the time it runs: (the hosts held, until when, what
+        changed, the hosts draining, the URLs queued by host held)."""
+        now = self.wall_clock()
+        until = now + self.lease_seconds
+        change = LeaseTick()
+        async with self.db.begin() as connection:
+            held = set(await storage.renew_leases(connection, self.daemon_id, until=until))
+            change.lost = set(self.expires) - held
+            wanted = await storage.latest_census(connection, since=now - self.interval)
+            if wanted is None:
+                await storage.register_hosts(connection)
+                wanted = await storage.count_queued_hosts(connection)
+                self.census = (wanted, now)
+            await storage.save_daemon(connection, self._heartbeat(now, pages, rate))
+            queued = await storage.count_queued_by_host(connection, self.daemon_id)
+            alive = await storage.live_daemons(connection, since=now - self.lease_seconds)
+            share = math.ceil(wanted / max(alive, 1))
+            give_up = {h for h in held if h not in queued and h not in busy}
+            spare = sorted(h for h in held - give_up if h not in busy)
+            excess = max(len(held) - len(give_up) - share, 0)
+            give_up.update(spare[:excess])
+            # the rest of the excess is busy: the hosts with the fewest URLs left
+            # stop taking visits, to be given up once idle
+            busy_held = sorted(held - give_up - set(spare), key=lambda h: (queued.get(h, 0), h))
+            draining = set(busy_held[: max(excess - len(spare), 0)])
+            await storage.release_hosts(
+                connection, self.daemon_id, {h: now + self.cooldown(h) for h in give_up}
+            )
+            held -= give_up
+            change.claimed = await storage.claim_hosts(
+                connection, self.daemon_id, now=now, until=until, limit=share - len(held)
+            )
+            held.update(change.claimed)
+            if change.claimed:
+                queued = await storage.count_queued_by_host(connection, self.daemon_id)
+            self.crawl_has_work = await storage.any_queued(connection)
+        change.lost |= give_up
+        return held, until, change, draining, queued
+
     async def leave(self, *, pages: int, rate: float) -> None:
         """A clean stop: every lease given up (free after the longest politeness delay
         among them), the heartbeat row marked stopped."""
-        now = self.wall_clock()
         rest = max((self.cooldown(host) for host in self.expires), default=0.0)
+        await self.retry.run(
+            lambda: self._release_all(rest, pages, rate), doing="give up host leases in"
+        )
+        self.expires.clear()
+
+    async def _release_all(self, rest: float, pages: int, rate: float) -> None:
+        now = self.wall_clock()
         async with self.db.begin() as connection:
             await storage.release_all(connection, self.daemon_id, free_from=now + rest)
-            self.expires.clear()
             record = self._heartbeat(now, pages, rate)
             await storage.save_daemon(connection, _stopped(record, now))
 

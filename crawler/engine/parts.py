@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+import storage
 from crawler.engine.checkpoints import Checkpoints
 from crawler.engine.feedback import CommitFeedback
 from crawler.engine.lease_keeper import LeaseKeeper
@@ -66,6 +67,7 @@ class EngineParts:
         archive: WarcArchive | None,
         analysis: AnalysisPool | None,
         leases: HostLeases | None,
+        retry: storage.DatabaseRetry,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> EngineParts:
@@ -76,7 +78,7 @@ class EngineParts:
             metrics=metrics,
             wake=wake,
         )
-        writer = StorageWriter(db, on_committed=feedback, archive=archive)
+        writer = StorageWriter(db, on_committed=feedback, archive=archive, retry=retry)
         processing = Processing(
             processor=processor,
             writer=writer,

@@ -1,6 +1,7 @@
 """The visits in flight: each a task of the engine's group that fetches its URL
 (`crawler.net.visit`) and then settles it (`crawler.engine.settle`). A bug met while
-visiting one URL is that URL's `internal_error` outcome, never the crawl's end.
+visiting one URL is that URL's `internal_error` outcome, never the crawl's end; the
+database away for longer than the crawl waits (`storage.DatabaseAway`) is the crawl's.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import storage
 from crawler.engine.settle import Settlement
 from crawler.engine.summary import CrawlSummary
 from crawler.net.visit import Visit, Visitor
@@ -65,6 +67,8 @@ class Visits:
         try:
             try:
                 visit = await self.visitor.visit(candidate)
+            except storage.DatabaseAway:
+                raise  # the crawl's end, not this URL's
             except Exception:  # a bug met on this URL is its outcome, not the crawl's end
                 log.warning("internal error visiting %s", candidate.url, exc_info=True)
                 visit = Visit(candidate, Outcome.INTERNAL_ERROR, candidate.url)

@@ -26,8 +26,15 @@ STORED_MEMORY = 2**14  # committed URLs remembered, per generation (2 MB for bot
 
 
 class FetchedUrls:
-    def __init__(self, db: AsyncEngine, *, memory: int = STORED_MEMORY) -> None:
+    def __init__(
+        self,
+        db: AsyncEngine,
+        *,
+        memory: int = STORED_MEMORY,
+        retry: storage.DatabaseRetry | None = None,
+    ) -> None:
         self.db = db
+        self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
         self._under_way: Counter[str] = Counter()
         self._stored = KnownUrls(memory=memory)
 
@@ -62,14 +69,17 @@ class FetchedUrls:
             return False
         self.begin(url)
         try:
-            async with self.db.connect() as connection:
-                done = await storage.is_known_done(connection, url)
+            done = await self.retry.run(lambda: self._is_done(url), doing="read from")
         except BaseException:
             self.end([url])
             raise
         if done:
             self.end([url])
         return not done
+
+    async def _is_done(self, url: str) -> bool:
+        async with self.db.connect() as connection:
+            return await storage.is_known_done(connection, url)
 
     def __len__(self) -> int:
         """URLs under way."""

@@ -49,8 +49,10 @@ class HostMemory:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         on_read_back: Callable[[], None] = lambda: None,
+        retry: storage.DatabaseRetry | None = None,
     ) -> None:
         self.db = db
+        self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
         self.politeness = politeness
         self.robots = robots
         self.capacity = capacity
@@ -86,8 +88,7 @@ class HostMemory:
             self._recent.move_to_end(host)
             return
         try:
-            async with self.db.connect() as connection:
-                record = await storage.load_host(connection, host)
+            record = await self.retry.run(lambda: self._load(host), doing="read from")
         except SQLAlchemyError as error:
             raise storage.StorageError(f"cannot read the database: {error}") from error
         if host in self._recent:  # another visit to the host read it meanwhile
@@ -96,6 +97,10 @@ class HostMemory:
         if record is not None:
             self.on_read_back()
             self._apply(record)
+
+    async def _load(self, host: str) -> storage.HostRecord | None:
+        async with self.db.connect() as connection:
+            return await storage.load_host(connection, host)
 
     def changed(self, host: str) -> None:
         """`host`'s state changed: the next checkpoint saves it."""

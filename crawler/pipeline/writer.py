@@ -14,15 +14,17 @@ frontier waits for these commits, so their latency decides how fresh its choices
 The transactions run in a thread of their own (crawler.pipeline.write_loop), not between
 the crawl's parsing and fetching; each is a function of a synchronous connection
 (storage.writes), which on SQLite is that thread's own.
+
+While the database is away (a PostgreSQL restart, a SQLite file locked by another
+process) a transaction is run again whole until it commits or `db_outage_seconds` pass
+(storage.retry); run twice, it writes nothing twice. Results wait in the queue meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import itertools
 import logging
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -40,7 +42,6 @@ from storage import writes
 log = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 512  # items in one transaction, at most
-TRANSIENT_RETRIES = 8  # tries of a transaction PostgreSQL rolled back to end a deadlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +101,11 @@ class StorageWriter:
         on_committed: Callable[[list[Committed]], None],
         batch_size: int = DEFAULT_BATCH_SIZE,
         archive: WarcArchive | None = None,
+        retry: storage.DatabaseRetry | None = None,
     ) -> None:
         self.engine = engine
+        # without one, a database away is an error at once
+        self.retry = retry or storage.DatabaseRetry(engine, patience=0.0)
         self.on_committed = on_committed
         self.archive = archive
         self.batch_size = batch_size
@@ -188,20 +192,15 @@ class StorageWriter:
             writes.save_warc_files(connection, written.committed)
             return dropped, new_urls, raised
 
-        for attempt in itertools.count(1):
-            try:
-                dropped, new_urls, raised = await self._write_loop.run(transaction)
-                break
-            except SQLAlchemyError as error:
-                if storage.is_transient(error) and attempt < TRANSIENT_RETRIES:
-                    # another daemon's transaction and this one waited on each other's
-                    # rows; this one was rolled back whole: run it again
-                    log.info("write %d of a batch met a deadlock; again", attempt)
-                    await asyncio.sleep(random.uniform(0.0, 0.05 * attempt))
-                    continue
-                # a full disk or read-only database: stop the crawl loudly, nothing is
-                # half-written, and the uncommitted URLs are still queued in the database
-                raise storage.StorageError(f"cannot write to the database: {error}") from error
+        try:
+            # run again whole while the database is away or after a deadlock
+            dropped, new_urls, raised = await self.retry.run(
+                lambda: self._write_loop.run(transaction), doing="write to"
+            )
+        except SQLAlchemyError as error:
+            # a full disk or read-only database: stop the crawl loudly, nothing is
+            # half-written, and the uncommitted URLs are still queued in the database
+            raise storage.StorageError(f"cannot write to the database: {error}") from error
         self._pending -= len(batch)
         self._committed += len(batch)
         self.on_committed(_attribute(pages, new_urls, dropped, raised))
@@ -218,8 +217,9 @@ class StorageWriter:
         earlier: dict[int, tuple[str, int]] = {}
         if revisited:  # a 304 refers to the capture the row points at
             try:
-                async with self.engine.connect() as connection:
-                    earlier = await storage.warc_locations(connection, revisited)
+                earlier = await self.retry.run(
+                    lambda: self._warc_locations(revisited), doing="read from"
+                )
             except SQLAlchemyError as error:
                 raise storage.StorageError(f"cannot read the database: {error}") from error
         groups: list[CaptureGroup] = []
@@ -235,6 +235,10 @@ class StorageWriter:
         written = await asyncio.to_thread(self.archive.write, groups)
         locations = [None if at is None else written.locations[at] for at in owners]
         return Written(locations, written.committed)
+
+    async def _warc_locations(self, url_ids: list[int]) -> dict[int, tuple[str, int]]:
+        async with self.engine.connect() as connection:
+            return await storage.warc_locations(connection, url_ids)
 
 
 def _located(record: storage.FetchRecord, location: tuple[str, int] | None) -> storage.FetchRecord:

@@ -8,7 +8,7 @@ to every address (0.0.0.0 or ::) is asked on loopback.
 from __future__ import annotations
 
 import json
-from urllib.error import URLError
+from urllib.error import HTTPError, URLError
 from urllib.request import urlopen
 
 from crawler.config import CrawlConfig
@@ -31,6 +31,9 @@ def check_health(url: str, *, timeout: float) -> str | None:
     try:
         with urlopen(url, timeout=timeout) as response:
             answer = json.load(response)
+    except HTTPError as error:  # 503 while degraded: the body says what is wrong
+        with error:
+            return f"{url} answered {error.code}: {error.read(2048).decode(errors='replace')}"
     except (URLError, OSError, ValueError) as error:
         return f"{url}: {error}"
     if not isinstance(answer, dict) or answer.get("status") != "ok":

@@ -93,6 +93,12 @@ class CrawlerMetrics:
             "Hosts whose state a visit read back from the database (memory had dropped it)",
             registry=registry,
         )
+        self.database_retries = Counter(
+            "crawler_database_retries",
+            "Database reads and writes run again: the database was away, or chose the "
+            "transaction as a deadlock's victim",
+            registry=registry,
+        )
         self.in_flight = Gauge("crawler_fetches_in_flight", "Visits under way", registry=registry)
         self.hosts_waiting = Gauge(
             "crawler_hosts_waiting_politeness",

@@ -1,4 +1,5 @@
-"""The small HTTP server for /metrics (Prometheus text format) and /healthz."""
+"""The small HTTP server for /metrics (Prometheus text format) and /healthz (JSON: 200
+with status ok, 503 with what is wrong)."""
 
 from __future__ import annotations
 
@@ -56,4 +57,7 @@ class MetricsServer:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def _healthz(self, _request: web.Request) -> web.Response:
-        return web.Response(text=json.dumps(self.health()), content_type="application/json")
+        answer = self.health()
+        # anything but ok (the database away: "degraded") is a failed check to a prober
+        status = 200 if answer.get("status") == "ok" else 503
+        return web.Response(text=json.dumps(answer), status=status, content_type="application/json")

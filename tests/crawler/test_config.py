@@ -46,6 +46,8 @@ def test_environment_lists_and_booleans() -> None:
         ({"warc_prefix": "../up"}, "'warc_prefix' must be letters, digits"),
         ({"warc": " "}, "'warc' must name a directory"),
         ({"inline_below": -1}, "'inline_below' must be 0 or more bytes"),
+        ({"db_outage_seconds": 0}, "'db_outage_seconds' must be greater than 0"),
+        ({"db_outage_seconds": float("inf")}, "'db_outage_seconds' must be finite"),
     ],
 )
 def test_a_bad_value_names_the_setting(values: dict[str, object], message: str) -> None:

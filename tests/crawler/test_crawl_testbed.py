@@ -114,6 +114,7 @@ async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path:
                 bed.seeds,
                 allowed_domains=tuple(bed.hostnames),
                 concurrency=2,
+                db_outage_seconds=1.0,  # the lock is waited for, then given up on
             )
         )
         for _ in range(600):  # at most 30 s
