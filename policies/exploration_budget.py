@@ -40,7 +40,7 @@ pages, untried; `bench/budget_turns.py`). Why alpha 0.1: with the pages counted 
 exploring resumes as soon as alpha of the baseline's rewards make its cost up, and at
 0.3 its optimism took the slots that patience kept on the richest host (`mvcc`: 0.739
 of the relevant pages at 500 pages against 0.826 with the running mean, in the same
-round; docs/focus.md).
+round; `git show 810f12e:docs/focus.md`).
 
 Why a hundred pages: the budget bounds what exploring costs by alpha, in reward, not
 by zero. Exploring from the tenth page on, the crawl gave up to half of its first

@@ -53,8 +53,7 @@ SKILL_STEP = 0.005
 # a row were not relevant and revealed no new link. A table of contents' chapter pages
 # reveal nothing new where its part pages reveal the sections (PostgreSQL's root: up
 # to 24 chapters between two parts); a family that never leads on costs this many pages,
-# not its whole size (docs/focus.md, "A raised family lowered once its pages stop
-# paying")
+# not its whole size (docs/frontier.md)
 RELATIVES_LOWERED_AFTER = 30
 
 
