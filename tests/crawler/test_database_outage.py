@@ -4,6 +4,7 @@ stopped mid-crawl and started again."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from collections import Counter
@@ -18,8 +19,11 @@ import storage
 from crawler.telemetry.healthcheck import check_health
 from crawler.telemetry.metrics_server import MetricsServer
 from testbed.demo import free_port
-from tests.crawler.helpers import SEEN, crawl, links, site
+from testbed.server import ServerSpec, Testbed
+from testbed.web import WebSpec
+from tests.crawler.helpers import SEEN, collection, crawl, links, reachable, site
 from tests.crawler.helpers import serving as serving_site
+from tests.crawler.test_cluster import daemon, scalar
 from tests.postgres import PostgresServer, running_server
 
 PAGES = 60
@@ -128,6 +132,45 @@ async def test_a_crawl_rides_out_a_database_restart_and_stores_every_page_once(
     stored = await rows(db_url, "SELECT url, state, fetch_count FROM urls")
     assert len(stored) == PAGES
     assert {(state, fetch_count) for _, state, fetch_count in stored} == {(1, 1)}
+
+
+@pytest.mark.slow
+async def test_two_daemons_ride_out_a_restart_and_never_ask_for_a_page_twice(
+    own_postgres: PostgresServer,
+) -> None:
+    db_url = own_postgres.new_database()
+    spec = WebSpec(pages=300, hosts=4, seed=5, redirect_fraction=0.0)
+    async with Testbed(spec, ServerSpec(latency=0.01)) as bed:
+        daemons = [
+            await asyncio.create_subprocess_exec(
+                *daemon(bed, db_url, name, "--delay", "0.05"),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            for name in ("d0", "d1")
+        ]
+        deadline = time.monotonic() + 60
+        while await scalar(db_url, "SELECT count(*) FROM urls WHERE state = 1") < 60:
+            assert time.monotonic() < deadline, "too few pages stored in time"
+            await asyncio.sleep(0.05)
+        own_postgres.stop()
+        await asyncio.sleep(2.5 * LEASE_SECONDS)  # longer than the leases
+        own_postgres.start()
+        for process in daemons:
+            _, err = await asyncio.wait_for(process.communicate(), 120)
+            assert process.returncode == 0, err.decode()[-2000:]
+            assert "is away" in err.decode()
+        requests = list(bed.requests)
+    pages = Counter((r.host, r.path) for r in requests if r.path.startswith("/p/"))
+    assert {page: times for page, times in pages.items() if times > 1} == {}
+    exported = await collection(db_url)
+    assert {bed.page_url(page) for page in reachable(bed)} <= set(exported)
+    assert all(record.fetch_count == 1 for record in exported.values())
+    # politeness across daemons held through the restart: one request at a time a host
+    by_host = sorted(requests, key=lambda r: (r.host, r.started))
+    for host, served in itertools.groupby(by_host, key=lambda r: r.host):
+        for before, after in itertools.pairwise(list(served)):
+            assert after.started >= before.finished - 0.005, f"host {host} asked twice at once"
 
 
 async def test_a_database_away_longer_than_db_outage_seconds_stops_the_crawl_naming_it(
