@@ -30,6 +30,9 @@ class Outcome(StrEnum):
     THROTTLED = "throttled"  # 429/503: the URL goes back to the frontier
     DEFERRED = "deferred"  # robots.txt unavailable: the URL goes back to the frontier
     INTERNAL_ERROR = "internal_error"  # a bug met while visiting or processing this URL
+    # the host's turn went to its robots.txt, which allows the URL: the URL waits for the
+    # host's next turn in the frontier, not in a visit (no fetch of the page was made)
+    ROBOTS_FIRST = "robots_first"
 
     @property
     def error(self) -> str | None:
@@ -38,4 +41,9 @@ class Outcome(StrEnum):
     @property
     def retried(self) -> bool:
         """Whether the URL goes back to the frontier instead of being recorded."""
-        return self in (Outcome.THROTTLED, Outcome.DEFERRED)
+        return self in (Outcome.THROTTLED, Outcome.DEFERRED, Outcome.ROBOTS_FIRST)
+
+    @property
+    def fetched_page(self) -> bool:
+        """Whether the visit asked for the page, or tried to (every outcome but one)."""
+        return self is not Outcome.ROBOTS_FIRST

@@ -1,5 +1,6 @@
-"""A visit's fate once its fetching is over, decided in one place: tried again later
-(429/503 and deferred robots.txt, within `max_retries`), lost to a full processor queue
+"""A visit's fate once its fetching is over, decided in one place: put back for its
+host's next turn (its turn went to robots.txt), tried again later (429/503 and deferred
+robots.txt, within `max_retries`), lost to a full processor queue
 (only with `drop_at_full_queue`, Talim et al.'s loss), or queued for the processor, its
 fetcher waiting for room if the queue is full (blocking after service).
 
@@ -18,6 +19,7 @@ from crawler.engine.processing import Processing
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.host_memory import HostMemory
 from crawler.net.visit import Visit
+from crawler.outcomes import Outcome
 from crawler.pipeline.frontier_store import BoundedFrontier
 from crawler.pipeline.processor import page_captures
 from crawler.pipeline.writer import StateWrite, StorageWriter
@@ -56,6 +58,10 @@ class Settlement:
         if visit.response is not None:
             self.metrics.response_bytes.inc(visit.response.size)
         self._archive_robots(visit)
+        if visit.outcome is Outcome.ROBOTS_FIRST:  # not a try: the page was not asked for
+            self.fetched.end([candidate.url])
+            self.frontier.put_back(candidate)
+            return False
         if visit.outcome.retried and candidate.attempts < self.max_retries:
             self.metrics.observe_outcome(visit.outcome)
             self._archive_unstored(visit)

@@ -5,7 +5,9 @@ taken the first host's; a redirect then waits for the next host's, is checked ag
 scope, robots.txt and the network guard, and only then is fetched. Holding a host's
 turn, a visit first reads the host's state back if memory has dropped it
 (`crawler.net.host_memory`), then consults its robots.txt, fetching it in that turn if it
-is not known. Each URL's outcome is decided here, once.
+is not known. A URL whose host's turn went to its robots.txt ends its visit there
+(`ROBOTS_FIRST`) and waits for the next turn in the frontier, holding nothing; a
+redirect's target waits in its visit. Each URL's outcome is decided here, once.
 """
 
 from __future__ import annotations
@@ -156,7 +158,9 @@ class Visitor:
                     except FetchError as error:  # a refused address: no request was made
                         return Visit(candidate, error.outcome, str(url))
                     trail.robots_fetched.append(host)
-                    continue
+                    if len(chain) > 1 or isinstance(found, URL):
+                        continue  # a redirect's target waits here for the next turn
+                    entry, found = found, None  # the rules, read in this turn
                 verdict = self.robots.verdict(entry, str(url))
                 if verdict is Verdict.UNAVAILABLE:
                     now = self.clock()
@@ -165,6 +169,10 @@ class Visitor:
                     return Visit(candidate, Outcome.DEFERRED, str(url))
                 if verdict is Verdict.DISALLOW:
                     return Visit(candidate, Outcome.ROBOTS, str(url))
+                if turn.feedback is not None:
+                    # the turn went to robots.txt: the URL's next turn comes through the
+                    # frontier, which gives the wait to other hosts' URLs
+                    return Visit(candidate, Outcome.ROBOTS_FIRST, str(url))
                 started = self.clock()
                 first_hop = len(chain) == 1
                 try:

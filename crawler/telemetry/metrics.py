@@ -33,7 +33,8 @@ class CrawlerMetrics:
             "crawler_fetches", "URLs visited, by outcome", ["outcome"], registry=registry
         )
         for outcome in Outcome:  # every series exists from the start
-            self.fetches.labels(outcome=outcome.value)
+            if outcome.fetched_page:
+                self.fetches.labels(outcome=outcome.value)
         self.response_bytes = Counter(
             "crawler_response_bytes", "Body bytes read from responses", registry=registry
         )

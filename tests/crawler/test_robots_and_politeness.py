@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 
 import pytest
@@ -210,3 +211,29 @@ async def test_visits_starting_together_ask_for_a_hosts_robots_txt_once(db_url: 
     assert "/private" not in seen  # every visit obeyed the one answer
     assert sorted(seen.count(f"/{i}") for i in range(12)) == [1] * 12
     assert summary.stop_reason == "frontier exhausted"
+
+
+async def test_a_new_hosts_page_waits_for_its_turn_in_the_frontier_not_in_a_visit(
+    db_url: str,
+) -> None:
+    """A new host's first turn goes to its robots.txt; its page waits for the next turn
+    as a queued URL, holding nothing: with one place to fetch, the other hosts' robots.txt
+    are asked meanwhile, instead of a visit or two waiting out each host's delay."""
+    apps = [site({"/": html(links())}) for _ in range(20)]
+    async with contextlib.AsyncExitStack() as stack:
+        bases = [await stack.enter_async_context(serving(app)) for app in apps]
+        summary = await crawl(db_url, bases, concurrency=1, delay=0.5)
+    assert summary.stop_reason == "frontier exhausted"
+    requests = sorted(
+        (arrival, end, index, path)
+        for index, app in enumerate(apps)
+        for path, arrival, end in app[SEEN].requests
+    )
+    assert len(requests) == 40  # robots.txt and the page, once each
+    first = requests[0][2]
+    for index in range(len(apps)):
+        robots, page = [(a, e) for a, e, i, _ in requests if i == index]
+        assert page[0] - robots[1] >= 0.5  # the host's delay, kept
+        asked_meanwhile = {i for a, _, i, _ in requests if robots[1] < a < page[0]}
+        if index == first:  # the first host's delay: every other host was asked meanwhile
+            assert asked_meanwhile == set(range(len(apps))) - {first}
