@@ -21,7 +21,7 @@ hosts of those seeds (the real web of `bench/realweb/`):
 of in a worker process per core; `--kinds crawler crawler-qlearning` that of the
 Q-learning frontier against best-first's.
 
-The JSON keeps every run with its samples; `bench/plot_throughput.py` draws them.
+The JSON keeps every run with its samples.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ falling rewards, each of them added more to the baseline than it earned, and a c
 little short of exploring when its rewards fell stayed short for good (on
 `bench/realweb`'s "database connection cursor", exploring stopped at page 118 and
 never came back in some crawls, which then left Celery's host, a third of the relevant
-pages, untried; `bench/budget_turns.py`). Why alpha 0.1: with the pages counted so,
+pages, untried; `git show 810f12e:bench/budget_turns.py`). Why alpha 0.1: with the pages counted so,
 exploring resumes as soon as alpha of the baseline's rewards make its cost up, and at
 0.3 its optimism took the slots that patience kept on the richest host (`mvcc`: 0.739
 of the relevant pages at 500 pages against 0.826 with the running mean, in the same

@@ -7,7 +7,7 @@ section's index): once it is fetched, the links found with it are worth more tha
 own words say. The frontier raises them (`QLearningFrontier`). The families are held
 for the last `capacity` links revealed, oldest first out, so that what they cost stays
 bounded however long the crawl runs: 158 bytes a link held, traced (100,000 links held
-of 400,000 revealed, twenty a page: 15.8 MB; `bench/link_families_memory.py`), the
+of 400,000 revealed, twenty a page: 15.8 MB; `git show 810f12e:bench/link_families_memory.py`), the
 link's entry by its id and its place in its family's array.
 """
 

@@ -4,8 +4,9 @@ The storage writer runs them in its own thread on a SQLite connection of its own
 statement a plain call (`crawler.pipeline.write_loop`); through an async connection
 (aiosqlite's, asyncpg's) every statement would be handed to the driver's thread or
 loop and back, several times a statement, which cost the writer's transactions twice
-the CPU they take this way (`bench/writer_cost.py`). `storage.repository` runs the same
-functions on an async connection, through `run_sync`.
+the CPU they take this way (`git show 810f12e:bench/writer_cost.py`).
+`storage.repository` runs the same functions on an async connection, through
+`run_sync`.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ A page is relevant at --threshold or above.
 
 Writes OUT/NAME/ for each topic in the testbed's ground-truth format: `pages.tsv` (url,
 relevance), `links.tsv` (src, dst), `seeds.txt`, `topic.txt` and `threshold.txt`, which
-`crawler experiment live --ground-truth`, `crawler experiment traversals --graph`,
-`crawler report --ground-truth`, `bench/focus.py --ground-truth` and `crawler run
+`python -m bench focus --ground-truth`, `crawler experiment traversals --graph`,
+`crawler report --ground-truth` and `crawler run
 --seeds-file --topic-file` read.
 """
 

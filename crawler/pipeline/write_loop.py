@@ -11,7 +11,7 @@ loop of their own, and the crawl's loop sees one: the transaction's end.
 A transaction is a function of a synchronous connection (`storage.writes`). On SQLite
 the thread runs it on a synchronous connection of its own, each statement a plain call:
 through aiosqlite each would also be handed to aiosqlite's thread and back, which took
-twice the CPU (`bench/writer_cost.py`). On PostgreSQL it runs on the async engine
+twice the CPU (`git show 810f12e:bench/writer_cost.py`). On PostgreSQL it runs on the async engine
 through `run_sync`.
 """
 

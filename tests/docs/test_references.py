@@ -19,9 +19,6 @@ DOCUMENTS = [
     *sorted((ROOT / "docs").glob("*.md")),
     ROOT / "bench" / "realweb" / "README.md",
 ]
-STALE = {  # a document that still names what is gone, and what it names
-    "docs/configuration.md": "bench/relevance.py",
-}
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 # a file of the repository, as the docs name them: not a path inside a commit
@@ -87,12 +84,7 @@ def broken_references(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=[str(path.relative_to(ROOT)) for path in DOCUMENTS])
 def test_every_reference_of_a_document_resolves(path: Path) -> None:
-    broken = broken_references(path)
-    stale = STALE.get(str(path.relative_to(ROOT)))
-    if stale is not None:
-        assert any(stale in reference for reference in broken), "fixed: drop it from STALE"
-        broken = [reference for reference in broken if stale not in reference]
-    assert broken == []
+    assert broken_references(path) == []
 
 
 def test_the_checks_find_what_is_broken(tmp_path: Path) -> None:

@@ -900,7 +900,7 @@ def test_in_best_first_s_order_no_host_waits_for_one_whose_pages_earned_less() -
 
 def test_a_frontier_of_its_own_draws_the_sections_its_own_way() -> None:
     """A subclass's `section_of` names the arms its URLs are tried and learned in (as
-    `bench/focus_ablations.py`'s variants draw them)."""
+    a variant of the frontier would draw them)."""
 
     class ByDirectory(QLearningFrontier):
         section_of = staticmethod(lambda url: url.rsplit("/", 1)[0])
