@@ -17,6 +17,7 @@ BENCHMARKS = {
     "pool-solver": ("pool_solver.py", "time to solve the pool's MDP"),
     "revisits": ("revisits.py", "worth collected a period under each re-visit policy"),
     "soak": ("soak.py", "a long crawl of many hosts, sampled as it runs"),
+    "many-hosts": ("manyhosts.py", "polite crawls of 1,000s of hosts on loopback, one nginx"),
     "cluster": ("cluster.py", "daemons sharing one crawl through PostgreSQL"),
     "page-cost": ("page_cost.py", "CPU of the processor's work on one real page"),
     "frontier-memory": ("frontier_memory.py", "memory of the frontier's queue in memory"),
