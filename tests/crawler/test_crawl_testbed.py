@@ -76,6 +76,7 @@ async def harvest(db_url: str, policy: str, budget: int) -> int:
     return sum(1 for p in pages.values() if truth.get(p.final_url or p.url, 0.0) >= 0.4)
 
 
+@pytest.mark.slow
 async def test_best_first_finds_several_times_more_relevant_pages_than_breadth_first(
     tmp_path,
 ) -> None:

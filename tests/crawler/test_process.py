@@ -69,6 +69,7 @@ def documents_learned(path: Path) -> int:
         return int(saved["n_documents"][0])
 
 
+@pytest.mark.slow
 async def test_kill_9_at_random_moments_then_resume_loses_nothing_and_repeats_nothing(
     tmp_path: Path,
 ) -> None:

@@ -35,6 +35,7 @@ async def harvest(db_url: str, *, budget: int) -> int:
     return sum(1 for p in pages if truth.get(p.final_url or p.url, 0.0) >= 0.4)
 
 
+@pytest.mark.slow
 async def test_what_qlearning_learns_costs_no_harvest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

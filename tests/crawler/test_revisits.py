@@ -180,6 +180,7 @@ async def test_a_resumed_crawl_keeps_what_it_learned_of_its_sources(db_url: str)
     assert len(statuses) == 1 + second.visits
 
 
+@pytest.mark.slow
 async def test_whittle_re_visits_the_source_worth_more_more_often(db_url: str) -> None:
     rich, poor = EphemeralSource(0.6, 0.7, 8.0), EphemeralSource(0.03, 0.7, 8.0)
     visits = {}

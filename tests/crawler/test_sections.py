@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from aiohttp import web
 
 from policies.exploration_budget import ExplorationBudget
@@ -70,6 +71,7 @@ async def crawl_docs(tmp_path: Path, policy: str, *, guides_on_topic: bool = Tru
     return app[SEEN].paths()
 
 
+@pytest.mark.slow
 async def test_qlearning_crawls_the_section_no_link_promises(tmp_path: Path) -> None:
     paths = await crawl_docs(tmp_path, "qlearning")
     # the guides' pages earned what the API's did not, their links alike: the sections'
@@ -84,12 +86,14 @@ async def test_qlearning_crawls_the_section_no_link_promises(tmp_path: Path) -> 
     assert len(dev) == len(set(dev)) == GUIDES, paths
 
 
+@pytest.mark.slow
 async def test_best_first_takes_the_other_links_first(tmp_path: Path) -> None:
     paths = await crawl_docs(tmp_path, "best-first")
     assert not [path for path in paths if path.startswith("/d/")]
     assert sum(path.startswith(("/a/", "/b/")) for path in paths) == BUDGET - 1
 
 
+@pytest.mark.slow
 async def test_qlearning_orders_as_best_first_while_no_section_tells_pages_apart(
     tmp_path: Path,
 ) -> None:

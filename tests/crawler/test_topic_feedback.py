@@ -40,6 +40,7 @@ async def link_estimates(
         return dict(db.execute("SELECT url, score FROM urls WHERE fetched_at IS NULL"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ["run", "experiment"])
 async def test_the_relevant_pages_words_raise_the_links_they_share(
     tmp_path: Path, route: str

@@ -7,6 +7,8 @@ import random
 import signal
 from pathlib import Path
 
+import pytest
+
 from testbed.server import Testbed
 from testbed.web import WebSpec
 from tests.crawler.helpers import collection
@@ -23,6 +25,7 @@ def open_files(directory: Path) -> list[str]:
     return [p.name for p in directory.iterdir() if p.name.endswith(".open")]
 
 
+@pytest.mark.slow
 async def test_kill_9_while_archiving_then_resume_leaves_whole_files_each_url_once(
     tmp_path: Path,
 ) -> None:

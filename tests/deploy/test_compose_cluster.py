@@ -113,6 +113,7 @@ def cluster_faults(rendered: str) -> list[str]:
     return faults
 
 
+@pytest.mark.slow
 def test_the_cluster_profile_runs_postgres_and_scalable_crawlers(tmp_path: Path) -> None:
     compose = require("docker-compose")
     rendered = compose_config(compose, ROOT / "docker-compose.yml", "cluster")

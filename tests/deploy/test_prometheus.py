@@ -88,6 +88,7 @@ def firing(base: str, name: str) -> bool:
     return any(a["labels"]["alertname"] == name and a["state"] == "firing" for a in alerts)
 
 
+@pytest.mark.slow
 def test_prometheus_scrapes_the_crawler_and_alerts_when_the_crawl_stalls(
     tmp_path: Path,
 ) -> None:

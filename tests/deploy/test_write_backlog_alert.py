@@ -47,6 +47,7 @@ def test_the_backlog_alert_reads_the_counter_the_dispatcher_keeps() -> None:
     assert counter.group(1) in names
 
 
+@pytest.mark.slow
 async def test_a_real_backlog_fires_the_alert(
     tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
