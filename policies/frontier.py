@@ -114,6 +114,9 @@ class PriorityFrontier:
         # and skipped lazily
         self._heads: list[Head] = []
         self._sequence = itertools.count()
+        # sequences of candidates put back before their equals (`push_ahead`)
+        self._ahead = itertools.count(-1, -1)
+        self._pushing_ahead = False
         self._size = 0
         self.waiting_for: str | None = None  # the host the last `pop` chose to wait for
 
@@ -156,7 +159,7 @@ class PriorityFrontier:
             queue = queues.add(group)
         # a re-visit is due now: it goes before its host's discoveries, whatever the order
         key = -math.inf if candidate.revisit else -self.own_priority(candidate)
-        sequence = next(self._sequence)
+        sequence = next(self._ahead if self._pushing_ahead else self._sequence)
         entry = (key, candidate.depth, sequence)
         heapq.heappush(queue, entry)
         self._candidates[sequence] = candidate
@@ -168,6 +171,15 @@ class PriorityFrontier:
             head = self._push_group_head(queues, queue, group)
             if head is None or self._best_group(queues) is head:
                 self._push_head(queues, host)
+
+    def push_ahead(self, candidate: Candidate) -> None:
+        """Push back a candidate popped whose turn went to something else (its host's
+        robots.txt): it goes before the candidates it ranks equal with, as it did."""
+        self._pushing_ahead = True
+        try:
+            self.push(candidate)
+        finally:
+            self._pushing_ahead = False
 
     def push_many(self, candidates: Sequence[Candidate]) -> None:
         """Push these, in this order, as `push` would one by one (a policy may prepare

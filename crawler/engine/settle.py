@@ -60,7 +60,7 @@ class Settlement:
         self._archive_robots(visit)
         if visit.outcome is Outcome.ROBOTS_FIRST:  # not a try: the page was not asked for
             self.fetched.end([candidate.url])
-            self.frontier.put_back(candidate)
+            self.frontier.put_back(candidate, ahead=True)
             return False
         if visit.outcome.retried and candidate.attempts < self.max_retries:
             self.metrics.observe_outcome(visit.outcome)

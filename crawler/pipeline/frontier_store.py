@@ -83,9 +83,10 @@ class BoundedFrontier:
         else:
             self.policy.push(candidate)
 
-    def put_back(self, candidate: Candidate) -> None:
+    def put_back(self, candidate: Candidate, *, ahead: bool = False) -> None:
         """Take back a dispatched candidate not stored (throttled, deferred, or a loss),
-        whatever memory holds."""
+        whatever memory holds; `ahead`: before the candidates it ranks equal with (its
+        turn went to its host's robots.txt)."""
         if not candidate.revisit:
             if candidate.url_id not in self._dispatched:
                 return  # already put back
@@ -94,7 +95,10 @@ class BoundedFrontier:
                 return  # the host went to another daemon; the URL is queued in the database
         elif self.owns is not None and not self.owns(candidate.host):
             return
-        self.policy.push(candidate)
+        if ahead:
+            self.policy.push_ahead(candidate)
+        else:
+            self.policy.push(candidate)
 
     def pop(
         self,

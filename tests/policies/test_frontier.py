@@ -502,3 +502,16 @@ def test_a_raise_leaves_breadth_first_order_as_it_was() -> None:
     while (item := frontier.pop(always)) is not None:
         popped.append((item.url_id, item.score))
     assert popped == [(0, 0.9), (1, 0.0), (2, 0.0), (3, 0.0)]
+
+
+def test_a_candidate_pushed_back_ahead_goes_before_its_equals() -> None:
+    """A URL whose host's turn went to robots.txt takes its place back, not the last
+    place among equals."""
+    frontier = BreadthFirst()
+    for url_id in (1, 2, 3):
+        frontier.push(candidate(url_id))
+    first = frontier.pop(always)
+    assert first is not None
+    frontier.push_ahead(first)
+    frontier.push(candidate(4))
+    assert drain(frontier) == [1, 2, 3, 4]
