@@ -58,8 +58,10 @@ class PriorityFrontier:
     Highest `priority` first, ties to the shallower URL, then first-in first-out: with
     no signal in the priorities the order is breadth-first, so a page with thousands of
     equal links does not starve its siblings one level up. Hosts compete by their best
-    URL's priority plus the host's `host_bonus`. Popping skips the hosts that are not
-    ready without losing their place.
+    URL's priority plus the host's `host_bonus`. A host that a pop finds not ready is
+    parked: it leaves the heap of hosts that compete until the crawl says its turn has
+    come (`unpark`), so a pop looks at each host not ready once a turn, not at every
+    dispatch. `drain_parked` tells the crawl which hosts were parked since it last asked.
 
     A policy may split a host's queue into groups (`group_of`) whose URLs share a bonus
     that moves (`group_bonus`): a URL's priority is its own (`own_priority`) plus its
@@ -113,6 +115,10 @@ class PriorityFrontier:
         # an entry is stale once another is pushed for its host (its head or bonus moved),
         # and skipped lazily
         self._heads: list[Head] = []
+        # hosts not ready: their heads wait here, ranked alike, for the patience to read
+        self._parked: set[str] = set()
+        self._parked_heads: list[Head] = []
+        self._newly_parked: list[str] = []  # since the last `drain_parked`
         self._sequence = itertools.count()
         # sequences of candidates put back before their equals (`push_ahead`)
         self._ahead = itertools.count(-1, -1)
@@ -262,9 +268,6 @@ class PriorityFrontier:
         `patience`) the best one ready ranks below `patience` times the best one whose
         host is not ready but whose turn comes soon (`turn_comes`), and the frontier
         waits for that host (`waiting_for`)."""
-        skipped: list[Head] = []
-        found: Candidate | None = None
-        awaited: Head | None = None
         self.waiting_for = None
         while self._heads:
             head = heapq.heappop(self._heads)
@@ -273,19 +276,57 @@ class PriorityFrontier:
             if queues is None or queues.head is not head:
                 continue  # stale
             if not is_ready(host):
-                skipped.append(head)
-                if awaited is None and self.patience > 0 and turn_comes and turn_comes(host):
-                    awaited = head  # the best URL worth waiting for, if any ready one is not
+                self._park(host, head)
                 continue
+            self._parked.discard(host)
+            awaited = self._awaited(turn_comes) if self.patience > 0 and turn_comes else None
             if awaited is not None and self._worth_waiting(host, -head[0], awaited[3], -awaited[0]):
-                skipped.append(head)
+                heapq.heappush(self._heads, head)
                 self.waiting_for = awaited[3]
+                return None
+            return self._take(queues, host)
+        return None
+
+    def _park(self, host: str, head: Head) -> None:
+        if host not in self._parked:
+            self._parked.add(host)
+            self._newly_parked.append(host)
+        heapq.heappush(self._parked_heads, head)
+
+    def _awaited(self, turn_comes: Callable[[str], bool]) -> Head | None:
+        """The best parked host's head whose turn comes soon (not backing off)."""
+        passed: list[Head] = []
+        found = None
+        while self._parked_heads:
+            head = self._parked_heads[0]
+            queues = self._queues.get(head[3])
+            if head[3] not in self._parked or queues is None or queues.head is not head:
+                heapq.heappop(self._parked_heads)  # stale
+            elif turn_comes(head[3]):
+                found = head
                 break
-            found = self._take(queues, host)
-            break
-        for head in skipped:
-            heapq.heappush(self._heads, head)
+            else:
+                passed.append(heapq.heappop(self._parked_heads))
+        for head in passed:
+            heapq.heappush(self._parked_heads, head)
         return found
+
+    def unpark(self, host: str) -> None:
+        """`host`'s turn has come: it competes again."""
+        if host in self._parked:
+            self._parked.discard(host)
+            queues = self._queues.get(host)
+            if queues is not None and queues.head is not None:
+                heapq.heappush(self._heads, queues.head)
+
+    def is_parked(self, host: str) -> bool:
+        return host in self._parked
+
+    def drain_parked(self) -> list[str]:
+        """The hosts parked since the last call: the crawl unparks each when its turn
+        comes."""
+        parked, self._newly_parked = self._newly_parked, []
+        return parked
 
     def _worth_waiting(
         self, host: str, rank: float, awaited_host: str, awaited_rank: float
@@ -357,8 +398,8 @@ class PriorityFrontier:
         """Push the host's head as it is now: its best group's head less its bonus."""
         key, depth, sequence, _ = self._best_group(queues)
         queues.head = head = (key - self.host_bonus(host), depth, sequence, host)
-        heapq.heappush(self._heads, head)
-        if len(self._heads) > 2 * len(self._queues) + HEADS_SLACK:
+        heapq.heappush(self._parked_heads if host in self._parked else self._heads, head)
+        if len(self._heads) + len(self._parked_heads) > 2 * len(self._queues) + HEADS_SLACK:
             self._rebuild_heads()  # stale entries ranking below every live one never leave
 
     def _push_group_head(self, queues: HostQueue, queue: list[Entry], group: str) -> Head | None:
@@ -376,7 +417,7 @@ class PriorityFrontier:
         return head
 
     def _rebuild_heads(self) -> None:
-        self._heads = []
+        self._heads, self._parked_heads = [], []
         for host, queues in self._queues.items():
             self._push_head(queues, host)
 
@@ -525,6 +566,7 @@ class PriorityFrontier:
         them, in no order. Its head entry goes stale."""
         queues = self._queues.pop(host, None)
         self._rounds.pop(host, None)
+        self._parked.discard(host)
         if queues is None:
             return []
         self._size -= queues.size

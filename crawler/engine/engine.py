@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+from crawler.engine.host_wakeups import HostWakeups
 from crawler.engine.leases import HostLeases
 from crawler.engine.parts import EngineParts
 from crawler.engine.pool_control import PoolControl
@@ -108,6 +109,7 @@ class Engine:
         self.summary = CrawlSummary()
         self.archive = archive
         self._wake = self.admission.changed  # the dispatcher's wake-up call
+        self.wakeups = HostWakeups()  # when each parked host's turn comes
         parts = EngineParts.build(
             db=db,
             frontier=self.frontier,
@@ -234,6 +236,7 @@ class Engine:
             now = self.clock()
             if deadline is not None and now >= deadline:
                 return "duration"
+            self._wake_parked(now)
             room = self.admission.room(self.turns.waiting_ready(now))
             if limits.max_pages is not None:
                 left = limits.max_pages - self.summary.fetched
@@ -270,8 +273,10 @@ class Engine:
             elif self.frontier.waiting_for is not None:  # the policy waits for that host
                 self.metrics.focus_waits.inc()
                 timeout = self._until_ready(self.frontier.waiting_for, now)
+            elif (next_at := self.wakeups.next_at()) is not None:  # a parked host's turn
+                timeout = min(max(next_at - now, 0.0), MAX_IDLE_WAIT)
             else:
-                timeout = self._until_next_ready(now)
+                timeout = MAX_IDLE_WAIT
             if deadline is not None:
                 timeout = min(timeout, max(0.0, deadline - now))
             self._wake.clear()
@@ -316,11 +321,24 @@ class Engine:
         ready_at = self.politeness.ready_at(host)
         return MAX_IDLE_WAIT if ready_at is None else min(max(ready_at - now, 0.0), MAX_IDLE_WAIT)
 
-    def _until_next_ready(self, now: float) -> float:
-        return min(
-            (self._until_ready(host, now) for host in self.frontier.hosts()),
-            default=MAX_IDLE_WAIT,
-        )
+    def _wake_parked(self, now: float) -> None:
+        """Schedule the hosts the frontier parked, and those parked whose turn moved
+        (a request ended); the hosts whose turn has come compete again."""
+        changed = self.politeness.drain_changed()
+        changed.update(self.frontier.drain_parked())
+        for host in changed:
+            if not self.frontier.is_parked(host):
+                continue
+            if self.leases is not None and not self.leases.holds(host):
+                self.wakeups.schedule(host, now + MAX_IDLE_WAIT)  # not this daemon's yet
+                continue
+            ready_at = self.politeness.ready_at(host)
+            if ready_at is None:  # a request in flight: scheduled when it ends
+                self.wakeups.cancel(host)
+            else:
+                self.wakeups.schedule(host, ready_at)
+        for host in self.wakeups.due(now):
+            self.frontier.unpark(host)
 
     async def _revisit_loop(self) -> None:
         """Every period, the sources the re-visit policy chooses go to the frontier."""

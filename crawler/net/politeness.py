@@ -44,6 +44,9 @@ class Politeness:
         self.per_host_concurrency = per_host_concurrency
         self.max_backoff = max_backoff
         self._slots: dict[str, HostSlot] = {}
+        # hosts whose turn may have moved (a request ended, a slot given back, a deferral)
+        # since the crawl last asked: it looks again at when each is ready
+        self._changed: set[str] = set()
 
     def slot(self, host: str) -> HostSlot:
         slot = self._slots.get(host)
@@ -91,6 +94,12 @@ class Politeness:
     def forget(self, host: str) -> None:
         """Drop `host`'s slot (its state kept elsewhere, e.g. in the database)."""
         self._slots.pop(host, None)
+        self._changed.add(host)
+
+    def drain_changed(self) -> set[str]:
+        """The hosts whose turn may have moved since the last call."""
+        changed, self._changed = self._changed, set()
+        return changed
 
     def interval(self, host: str) -> float:
         """The gap owed after a response from `host`, before backoff is applied."""
@@ -130,18 +139,22 @@ class Politeness:
             wait = max(wait, min(slot.backoff - 1.0, self.max_backoff))
         slot.requests += 1
         self._close(slot, now, now + wait)
+        self._changed.add(host)
 
     def release(self, host: str) -> None:
         """Give back a slot that made no request (no delay is owed)."""
         slot = self.slot(host)
         slot.in_flight = max(0, slot.in_flight - 1)
+        self._changed.add(host)
 
     def defer(self, host: str, now: float, until: float) -> None:
         """Leave `host` alone until `until` (e.g. its robots.txt is unavailable)."""
         self._close(self.slot(host), now, until)
+        self._changed.add(host)
 
     def set_crawl_delay(self, host: str, seconds: float) -> None:
         self.slot(host).crawl_delay = max(0.0, seconds)
+        self._changed.add(host)
 
     def waiting_hosts(self, hosts: list[str], now: float) -> int:
         """How many of `hosts` are held back by politeness at `now`."""

@@ -115,6 +115,17 @@ class BoundedFrontier:
             self.policy.forget(candidate)
         return candidate
 
+    def unpark(self, host: str) -> None:
+        """`host`'s turn has come: its URLs compete again (`PriorityFrontier.pop`)."""
+        self.policy.unpark(host)
+
+    def is_parked(self, host: str) -> bool:
+        return self.policy.is_parked(host)
+
+    def drain_parked(self) -> list[str]:
+        """The hosts a pop found not ready since the last call."""
+        return self.policy.drain_parked()
+
     @property
     def waiting_for(self) -> str | None:
         """The host the last `pop` chose to wait for (the policy's patience)."""

@@ -104,3 +104,18 @@ def test_a_host_whose_turn_comes_is_busy_or_in_its_usual_interval_only() -> None
     assert not polite.turn_comes("b", 1.0)  # backing off: not soon
     polite.defer("c", 0.0, until=60.0)
     assert not polite.turn_comes("c", 0.0)  # its robots.txt is unavailable
+
+
+def test_the_hosts_whose_turn_moved_are_told_once() -> None:
+    politeness = Politeness(delay=1.0)
+    politeness.start("a", 0.0)
+    politeness.start("b", 0.0)
+    assert politeness.drain_changed() == set()  # taking a turn moves no other's
+    politeness.finish("a", 0.5)
+    politeness.release("b")
+    politeness.defer("c", 0.5, 30.0)
+    assert politeness.drain_changed() == {"a", "b", "c"}
+    assert politeness.drain_changed() == set()
+    politeness.set_crawl_delay("d", 5.0)
+    politeness.forget("a")
+    assert politeness.drain_changed() == {"a", "d"}

@@ -68,18 +68,34 @@ def test_every_policy_gives_ties_to_the_shallower_url(name: str) -> None:
     assert drain(frontier) == [2, 1]
 
 
-def test_pop_skips_hosts_that_are_not_ready_and_keeps_their_place() -> None:
+def test_pop_parks_hosts_that_are_not_ready_until_their_turn_comes() -> None:
     frontier = BestFirst()
     frontier.push(candidate(1, host="busy", score=0.9))
     frontier.push(candidate(2, host="free", score=0.1))
-    found = frontier.pop(lambda host: host != "busy")
+    asked: list[str] = []
+
+    def ready(host: str) -> bool:
+        asked.append(host)
+        return host != "busy"
+
+    found = frontier.pop(ready)
     assert found is not None
     assert found.url_id == 2
-    assert frontier.pop(lambda host: host != "busy") is None
+    assert frontier.is_parked("busy")
+    assert frontier.drain_parked() == ["busy"]
+    assert frontier.drain_parked() == []
+    # parked, it is not looked at again, however often the crawl pops
+    asked.clear()
+    assert frontier.pop(ready) is None
+    assert frontier.pop(always) is None
+    assert asked == []
     assert len(frontier) == 1
-    found = frontier.pop(always)
-    assert found is not None
-    assert found.url_id == 1
+    # a better URL of a parked host keeps it parked, ranked by it
+    frontier.push(candidate(3, host="busy", score=0.95))
+    assert frontier.pop(always) is None
+    frontier.unpark("busy")  # its turn has come: it competes again, best URL first
+    assert not frontier.is_parked("busy")
+    assert [frontier.pop(always).url_id for _ in range(2)] == [3, 1]  # type: ignore[union-attr]
     assert len(frontier) == 0
 
 
@@ -224,6 +240,8 @@ def test_every_policy_pops_each_candidate_once_in_priority_order(
         while (item := pop_the_best(frontier, open_host, own, queued)) is not None:
             ready_first.append(item)
         assert all(item.host not in blocked for item in ready_first)
+        for host in frontier.drain_parked():  # their turn comes
+            frontier.unpark(host)
         rest = []
         while (item := pop_the_best(frontier, always, own, queued)) is not None:
             rest.append(item)
@@ -260,6 +278,7 @@ def test_with_patience_the_frontier_waits_for_a_busy_host_whose_url_ranks_far_ab
     assert frontier.pop(rich_is_busy, turn_comes=lambda host: True) is None
     assert frontier.waiting_for == "rich"
     assert len(frontier) == 2  # nothing lost: the rich host's turn takes its URL
+    frontier.unpark("rich")  # its turn has come
     assert frontier.pop(always).url_id == 1
     assert frontier.pop(always, turn_comes=lambda host: True).url_id == 2
     assert frontier.waiting_for is None

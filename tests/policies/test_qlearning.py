@@ -403,6 +403,9 @@ def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> Non
         def ready(host: str, open_hosts: set[str] = open_hosts) -> bool:
             return host in open_hosts  # hosts closing and opening as politeness would
 
+        for host in open_hosts:  # their turn has come, as the crawl tells the frontier
+            learned.unpark(host)
+            greedy.unpark(host)
         expected = greedy.pop(ready)
         assert popped_id(learned, ready) == (None if expected is None else expected.url_id)
         if expected is not None:
@@ -841,6 +844,7 @@ def test_a_patient_frontier_keeps_a_host_waiting_only_once_it_was_tried() -> Non
     assert [c.url_id for c in popped[:2] if c is not None] == [1, 2]
     assert popped[2] is None
     assert frontier.waiting_for == "rich"
+    frontier.unpark("rich")  # its turn has come
     assert frontier.pop(lambda host: True).host == "rich"
 
 
