@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 
 
-async def wait_event(event: asyncio.Event, seconds: float) -> bool:
-    """Wait until `event` is set or `seconds` pass; whether it was set."""
+async def wait_event(event: asyncio.Event, seconds: float | None) -> bool:
+    """Wait until `event` is set or `seconds` pass (None: for as long as it takes);
+    whether it was set."""
     try:
         async with asyncio.timeout(seconds):
             await event.wait()

@@ -24,8 +24,6 @@ from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Feedback, Politeness
 from crawler.waiting import wait_event
 
-POLL_INTERVAL = 0.25  # longest sleep while waiting for a host's turn
-
 
 @dataclass(slots=True)
 class Turn:
@@ -52,7 +50,8 @@ class HostTurns:
         self.hosts = hosts
         self.admission = admission
         self.clock = clock
-        self._place_freed = asyncio.Event()
+        # a visit ended or a turn was given back: the waiting visits look again
+        self._moved = asyncio.Event()
 
     @contextlib.asynccontextmanager
     async def take(self, host: str, *, taken: bool = False) -> AsyncIterator[Turn]:
@@ -66,6 +65,7 @@ class HostTurns:
             else:
                 self.politeness.finish(host, self.clock(), turn.feedback, turn.retry_after)
                 self.hosts.changed(host)
+            self._wake_waiting()  # the host's next turn has a time now
 
     def waiting_ready(self, now: float) -> int:
         """Waiting visits whose host's turn has come: they go before any new visit."""
@@ -74,11 +74,16 @@ class HostTurns:
 
     def place_freed(self) -> None:
         """A visit ended: the waiting ones look again."""
-        self._place_freed.set()
-        self._place_freed.clear()
+        self._wake_waiting()
+
+    def _wake_waiting(self) -> None:
+        self._moved.set()
+        self._moved.clear()
 
     async def _wait_for(self, host: str) -> float:
-        """Wait for `host`'s turn, then take its slot; the seconds waited."""
+        """Wait for `host`'s turn, then take its slot; the seconds waited. A timer set
+        for the host's time, or a turn given back or a visit ended, wakes the visit:
+        nothing polls."""
         now = started = self.clock()
         if self.politeness.ready(host, now):  # the visit keeps its place to fetch
             self.politeness.start(host, now)
@@ -87,11 +92,9 @@ class HostTurns:
         try:
             while True:
                 ready_at = self.politeness.ready_at(host)
-                if ready_at is None or ready_at <= now:  # no place yet: until one is freed
-                    wait = POLL_INTERVAL
-                else:
-                    wait = min(ready_at - now, POLL_INTERVAL)
-                await wait_event(self._place_freed, max(wait, 0.001))
+                # in flight, or its time come but no place: until a turn or place is freed
+                wait = None if ready_at is None or ready_at <= now else ready_at - now
+                await wait_event(self._moved, wait)
                 now = self.clock()
                 if self.politeness.ready(host, now) and self.admission.may_resume():
                     self.politeness.start(host, now)
