@@ -599,6 +599,10 @@ class PriorityFrontier:
         queues = self._queues.get(host)
         return 0 if queues is None else queues.size
 
+    def host_count(self) -> int:
+        """Hosts with queued candidates."""
+        return len(self._queues)
+
     def host_sizes(self) -> dict[str, int]:
         """Queued candidates by host."""
         return {host: queues.size for host, queues in self._queues.items()}

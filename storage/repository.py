@@ -184,13 +184,41 @@ async def queued_by_share(
         await result.close()
 
 
+async def queued_of_hosts(
+    connection: AsyncConnection, hosts: Sequence[str], *, by_score: bool, per_host: int
+) -> list[QueuedUrl]:
+    """The best `per_host` queued URLs of each of `hosts`, in the frontier's order
+    (highest score first with `by_score`, else shallowest first; ties to the shallower,
+    then by id)."""
+
+    def in_order(urls: Any) -> tuple[Any, ...]:
+        return (urls.score.desc(), urls.depth, urls.id) if by_score else (urls.depth, urls.id)
+
+    rank = func.row_number().over(partition_by=UrlRow.host, order_by=in_order(UrlRow))
+    ranked = (
+        select(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score, rank.label("rank"))
+        .where(UrlRow.state == URL_QUEUED, UrlRow.host.in_(hosts))
+        .subquery()
+    )
+    columns = (ranked.c.id, ranked.c.url, ranked.c.host, ranked.c.depth, ranked.c.score)
+    result = await connection.execute(
+        select(*columns).where(ranked.c.rank <= per_host).order_by(*in_order(ranked.c))
+    )
+    return [QueuedUrl(*row) for row in result.all()]
+
+
 async def queued_with_parents(
-    connection: AsyncConnection, *, limit: int, after_id: int = 0, owner: str | None = None
+    connection: AsyncConnection,
+    *,
+    limit: int,
+    after_id: int = 0,
+    owner: str | None = None,
+    hosts: Sequence[str] | None = None,
 ) -> list[QueuedUrl]:
     """Queued URLs by id, each with what the fetch that found it showed: its parent's
     relevance (0 for a page without one, None for a seed) and how many new URLs that
     fetch revealed. `after_id` is the id of the last one already read; with `owner`,
-    only the URLs of the hosts it holds."""
+    only the URLs of the hosts it holds; with `hosts`, only theirs."""
     statement = (
         select(
             UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score, UrlRow.discovered_from
@@ -199,6 +227,8 @@ async def queued_with_parents(
         .order_by(UrlRow.id)
         .limit(limit)
     )
+    if hosts is not None:
+        statement = statement.where(UrlRow.host.in_(hosts))
     rows = (await connection.execute(statement)).all()
     parents = {row.discovered_from for row in rows if row.discovered_from is not None}
     found: dict[str, tuple[float, int]] = {}

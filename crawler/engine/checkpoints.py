@@ -133,8 +133,6 @@ class Checkpoints:
             now = self.clock()
             hosts = list(self.frontier.hosts())
             self.metrics.hosts_waiting.set(self.politeness.waiting_hosts(hosts, now))
-            if self.frontier.check_starved(now):
-                self.wake.set()  # the dispatcher starts the refill
             self.metrics.tasks.set(len(asyncio.all_tasks()))
             self.pool.refresh()
             self._forget_idle_hosts()

@@ -1,25 +1,29 @@
-"""The frontier in memory up to a bound, the rest in the database.
+"""The frontier in memory up to a bound, host by host, the rest in the database.
 
 Every queued URL is a row in the database (state queued) from the moment it is found, so
-memory need not hold them all: beyond `capacity` candidates, new ones are left to the
-database ("spilled") and only counted. Visits in flight that come back (throttled,
-deferred, lost at a full queue) are put back whatever the count, keeping their tries.
-A refill may read a new URL between the writer's commit and its hand-back, and may even
-dispatch it before the hand-back: the new URL is then ignored, not taken for a put-back.
-When the frontier in memory falls below half its capacity, the engine refills it from
-the database in the policy's order, as the policy declares it (`refill_order`): the
-database reads best-first's URLs by score and breadth-first's by depth (ties to the
-shallower); for a policy whose order no column gives (Q-learning), every queued URL is
-read with what its parent's fetch showed and the policy's own priorities choose. A
-refill brings each host's best URLs up to an even share of the capacity first, and then
-the best of the rest: politeness serves each host in turn, so memory full of a few
-hosts' URLs would starve the crawl. It skips the URLs memory already holds or has
-dispatched and not stored. The database ranks each host's URLs itself, so that a host
-with fewer URLs than its share costs no read of the whole queue to find them all.
-For the same reason a host whose URLs wait in the database only, while memory has room,
-brings a refill sooner (at most every STARVED_REFILL_INTERVAL seconds): otherwise the
-hosts left in memory as it drains are the few with the most URLs, and politeness holds
-the crawl to their pace until memory is half empty.
+memory need not hold them all. Memory holds each host's best URLs up to its share of the
+capacity (the capacity over the hosts with queued URLs, at least `MIN_HOST_SHARE`), and
+at least one URL of every host, whatever the capacity: politeness serves each host in
+turn, so memory full of a few hosts' URLs would starve the crawl while the others wait
+in the database. A new URL beyond its host's share, or beyond the capacity for a host
+already represented, is left to the database ("spilled") and only counted. When a
+host's URLs in memory run out and the database holds more of its, that host alone is
+read back (its best URLs up to its share), many such hosts in one query. Visits in
+flight that come back (throttled, deferred, lost at a full queue) are put back whatever
+the count, keeping their tries. A refill may read a new URL between the writer's commit
+and its hand-back, and may even dispatch it before the hand-back: the new URL is then
+ignored, not taken for a put-back.
+
+When the frontier in memory falls below half its capacity (and on a restart, when all
+of it is in the database), the engine refills it from the database in the policy's
+order, as the policy declares it (`refill_order`): the database reads best-first's URLs
+by score and breadth-first's by depth (ties to the shallower); for a policy whose order
+no column gives (Q-learning), every queued URL is read with what its parent's fetch
+showed and the policy's own priorities choose. Such a refill brings each host's best
+URLs up to an even share of the capacity first, and then the best of the rest. It skips
+the URLs memory already holds or has dispatched and not stored. The database ranks each
+host's URLs itself, so that a host with fewer URLs than its share costs no read of the
+whole queue to find them all.
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ import storage
 from policies import Candidate, LinkContext, PriorityFrontier
 
 REFILL_BATCH = 5_000  # rows the database hands over at a time
-STARVED_REFILL_INTERVAL = 30.0  # seconds: a refill reads many rows, so not too often
-STARVED_REFILL_ROOM = 8  # ... and only with an eighth of the capacity free to fill
+MIN_HOST_SHARE = 4  # URLs a host may hold in memory however many hosts share it
+HOSTS_READ_AT_ONCE = 500  # hosts whose URLs one query of a refill reads back
 
 
 class BoundedFrontier:
@@ -58,8 +62,8 @@ class BoundedFrontier:
         self.owns = owns  # whether a host's URLs belong here (None: every host's)
         self.spilled = 0  # queued in the database only (an estimate, corrected by refills)
         self.spilled_hosts: Counter[str] = Counter()  # the same by host
-        self._starved = False  # a host waits in the database only: refill before half
-        self._last_starved_refill = float("-inf")
+        # hosts whose URLs in memory ran out while the database holds more of theirs
+        self._hosts_to_read: dict[str, None] = {}
         # the URLs dispatched and not yet stored (those queued in memory, the policy
         # knows: `holds`); re-visits of stored pages are neither, and are always held
         self._dispatched: dict[int, str] = {}  # url id -> host
@@ -77,11 +81,24 @@ class BoundedFrontier:
             self.policy.push(candidate)
         elif self.policy.holds(url_id) or url_id in self._dispatched:
             return  # a refill brought it first
-        elif len(self.policy) >= self.capacity:
+        elif self._has_room(candidate.host):
+            self.policy.push(candidate)
+        else:
             self.spilled += 1
             self.spilled_hosts[candidate.host] += 1
-        else:
-            self.policy.push(candidate)
+
+    def host_share(self, coming: int = 0) -> int:
+        """URLs a host may hold in memory: its even share of the capacity among the
+        hosts in memory and `coming` more."""
+        hosts = self.policy.host_count() + coming
+        return max(MIN_HOST_SHARE, self.capacity // max(hosts, 1))
+
+    def _has_room(self, host: str) -> bool:
+        """Whether memory takes another URL of `host`: always its first."""
+        held = self.policy.host_size(host)
+        if held == 0:
+            return True
+        return held < self.host_share() and len(self.policy) < self.capacity
 
     def put_back(self, candidate: Candidate, *, ahead: bool = False) -> None:
         """Take back a dispatched candidate not stored (throttled, deferred, or a loss),
@@ -108,12 +125,18 @@ class BoundedFrontier:
         while (
             candidate := self.policy.pop(is_ready, turn_comes)
         ) is not None and not candidate.revisit:
+            self._read_back_when_out(candidate.host)
             if candidate.url_id not in self._dropped:
                 self._dispatched[candidate.url_id] = candidate.host
                 break
             self._dropped.discard(candidate.url_id)
             self.policy.forget(candidate)
         return candidate
+
+    def _read_back_when_out(self, host: str) -> None:
+        """`host`'s URLs in memory ran out: read it back if the database holds more."""
+        if self.policy.host_size(host) == 0 and self.spilled_hosts.get(host, 0) > 0:
+            self._hosts_to_read[host] = None
 
     def unpark(self, host: str) -> None:
         """`host`'s turn has come: its URLs compete again (`PriorityFrontier.pop`)."""
@@ -196,34 +219,82 @@ class BoundedFrontier:
         self.spilled = sum(by_host.values())
 
     def needs_refill(self) -> bool:
-        return self.spilled > 0 and (self._starved or len(self.policy) < self.capacity // 2)
+        return bool(self._hosts_to_read) or self._runs_low()
 
-    def check_starved(self, now: float) -> bool:
-        """Whether a host waits in the database only while memory has room for it; if so,
-        and the last such refill is long enough ago, the next `needs_refill` says yes.
-        Costs a pass over the hosts: call it now and then, not per dispatch."""
-        if (
-            self._starved
-            or now - self._last_starved_refill < STARVED_REFILL_INTERVAL
-            or self.capacity - len(self.policy) < self.capacity // STARVED_REFILL_ROOM
-        ):
-            return self._starved
-        in_memory = self.policy.host_sizes()
-        if any(host not in in_memory for host in self.spilled_hosts):
-            self._starved = True
-            self._last_starved_refill = now
-        return self._starved
+    def _runs_low(self) -> bool:
+        return self.spilled > 0 and len(self.policy) < self.capacity // 2
 
     async def refill(self, db: AsyncEngine) -> int:
-        """Bring queued URLs back from the database in the policy's order, up to the
-        capacity."""
-        self._starved = False
+        """Bring queued URLs back from the database in the policy's order: the hosts
+        whose URLs in memory ran out, if any; then, if memory runs low or no such host
+        asked for it (a restart's refill), the best of every host's up to the capacity."""
         stored: set[int] = set()
         self._stored_meanwhile = stored
         try:
-            return await self._read_back(db, stored)
+            loaded, for_hosts = 0, bool(self._hosts_to_read)
+            while self._hosts_to_read:
+                hosts = list(itertools.islice(self._hosts_to_read, HOSTS_READ_AT_ONCE))
+                for host in hosts:
+                    del self._hosts_to_read[host]
+                loaded += await self._read_hosts(db, hosts, stored)
+            if not for_hosts or self._runs_low():
+                loaded += await self._read_back(db, stored)
+            return loaded
         finally:
             self._stored_meanwhile = None
+
+    async def _read_hosts(self, db: AsyncEngine, hosts: list[str], stored: set[int]) -> int:
+        """Each of `hosts`' best queued URLs up to its share; how many were loaded."""
+        hosts = [host for host in hosts if self._mine(host)]
+        if not hosts:
+            return 0
+        share = self.host_share(coming=sum(self.policy.host_size(h) == 0 for h in hosts))
+        async with db.connect() as connection:
+            if self.policy.refill_order == "priority":
+                queued = await self._ranked_of_hosts(connection, hosts, share)
+            else:
+                by_score = self.policy.refill_order == "score"
+                queued = await storage.queued_of_hosts(
+                    connection, hosts, by_score=by_score, per_host=share
+                )
+        chosen = [
+            candidate
+            for candidate in map(candidate_of, queued)
+            if not self._held(candidate.url_id, stored)
+        ]
+        before = sum(self.spilled_hosts.get(host, 0) for host in hosts)
+        self._load(chosen)
+        read = Counter(q.host for q in queued)
+        for host in hosts:  # fewer than its share queued: memory holds them all now
+            if read[host] < share:
+                self.spilled_hosts.pop(host, None)
+        after = sum(self.spilled_hosts.get(host, 0) for host in hosts)
+        self.spilled = max(self.spilled - (before - after), 0)
+        return len(chosen)
+
+    async def _ranked_of_hosts(
+        self, connection: AsyncConnection, hosts: list[str], share: int
+    ) -> list[storage.QueuedUrl]:
+        """Every queued URL of `hosts`, ranked by the policy: each host's best `share`."""
+        best: dict[str, list[tuple[float, int, int, storage.QueuedUrl]]] = {}
+        after = 0
+        while True:
+            batch = await storage.queued_with_parents(
+                connection, limit=REFILL_BATCH, after_id=after, hosts=hosts
+            )
+            priorities = self.policy.priorities([candidate_of(q) for q in batch]).tolist()
+            for queued, priority in zip(batch, priorities, strict=True):
+                heap = best.setdefault(queued.host, [])
+                entry = (priority, -queued.depth, -queued.id, queued)
+                if len(heap) < share:
+                    heapq.heappush(heap, entry)
+                elif entry[:3] > heap[0][:3]:
+                    heapq.heapreplace(heap, entry)
+            if len(batch) < REFILL_BATCH:
+                break
+            after = batch[-1].id
+        entries = sorted((e for heap in best.values() for e in heap), key=lambda e: e[:3])
+        return [entry[3] for entry in reversed(entries)]
 
     async def _read_back(self, db: AsyncEngine, stored: set[int]) -> int:
         async with db.connect() as connection:

@@ -222,7 +222,9 @@ async def test_hosts_with_fewer_urls_than_their_share_cost_no_read_of_the_whole_
         await db.dispose()
 
 
-async def test_a_host_left_in_the_database_only_brings_a_refill_sooner(db_url: str) -> None:
+async def test_a_host_whose_urls_in_memory_run_out_is_read_back_alone(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = storage.open_engine(db_url)
     await storage.create_schema(db)
     try:
@@ -231,32 +233,88 @@ async def test_a_host_left_in_the_database_only_brings_a_refill_sooner(db_url: s
             await storage.add_urls(connection, rows)
             frontier = BoundedFrontier(BestFirst(), capacity=8)
             frontier.spill_count(await storage.count_queued_by_host(connection))
-        assert frontier.spilled_hosts == {"a": 30, "b": 30}
         await frontier.refill(db)
         assert frontier.policy.host_sizes() == {"a": 4, "b": 4}
-        assert frontier.spilled_hosts == {"a": 26, "b": 26}
-        assert not frontier.check_starved(now=0.0)  # memory is full
+        assert not frontier.needs_refill()  # memory is full
         # b's URLs in memory are all fetched: half the memory is still a's
         while "b" in frontier.policy.host_sizes():
             candidate = frontier.pop(lambda host: host == "b")
             assert candidate is not None
             await store(db, candidate)
             frontier.stored(candidate.url_id)
-        assert len(frontier) == 4  # not below half: no refill for that
-        assert frontier.check_starved(now=100.0)
-        assert frontier.needs_refill()
-        await frontier.refill(db)
+        assert len(frontier) == 4  # not below half: no refill of every host for that
+        assert frontier.needs_refill()  # but b is read back, alone
+        asked: list[list[str]] = []
+        queued_of_hosts = storage.queued_of_hosts
+
+        async def counted(connection, hosts, **kwargs):  # type: ignore[no-untyped-def]
+            asked.append(list(hosts))
+            return await queued_of_hosts(connection, hosts, **kwargs)
+
+        monkeypatch.setattr(frontier_store.storage, "queued_of_hosts", counted)
+        assert await frontier.refill(db) == 4
+        assert asked == [["b"]]
         assert frontier.policy.host_sizes() == {"a": 4, "b": 4}
+        assert frontier.spilled_hosts == {"a": 26, "b": 22}
         assert not frontier.needs_refill()
-        # fetch b's again: starved at once, but a refill for that waits its interval
-        for _ in range(4):
-            candidate = frontier.pop(lambda host: host == "b")
-            assert candidate is not None
-            frontier.stored(candidate.url_id)
-        assert not frontier.check_starved(now=110.0)
-        assert frontier.check_starved(now=131.0)
     finally:
         await db.dispose()
+
+
+@pytest.mark.parametrize("policy", [BreadthFirst, QLearningFrontier])
+async def test_a_host_read_back_alone_comes_in_the_policys_order(db_url: str, policy) -> None:  # type: ignore[no-untyped-def]
+    db = storage.open_engine(db_url)
+    await storage.create_schema(db)
+    try:
+        async with db.begin() as connection:
+            rows = [
+                storage.NewUrl(f"http://{h}/{i}", h, 1 + i % 3, i / 100)
+                for h in "ab"
+                for i in range(30)
+            ]
+            await storage.add_urls(connection, rows)
+            frontier = BoundedFrontier(policy(), capacity=8)
+            frontier.spill_count(await storage.count_queued_by_host(connection))
+        await frontier.refill(db)
+        while "b" in frontier.policy.host_sizes():
+            candidate = frontier.pop(lambda host: host == "b")
+            assert candidate is not None
+            await store(db, candidate)
+            frontier.stored(candidate.url_id)
+        assert frontier.needs_refill()
+        assert await frontier.refill(db) == 4
+        assert frontier.policy.host_sizes() == {"a": 4, "b": 4}
+        assert frontier.spilled_hosts["b"] == 22
+        # the four the policy ranks first among b's queued URLs
+        async with db.connect() as connection:
+            queued = await storage.queued_with_parents(connection, limit=100, hosts=["b"])
+        ranked = frontier_store.candidate_of
+        priorities = frontier.policy.priorities([ranked(q) for q in queued]).tolist()
+        best = sorted(
+            zip(priorities, queued, strict=True), key=lambda p: (-p[0], p[1].depth, p[1].id)
+        )
+        expected = {q.url for _, q in best[:4]}
+        popped = {frontier.pop(lambda host: host == "b").url for _ in range(4)}  # type: ignore[union-attr]
+        assert popped == expected
+    finally:
+        await db.dispose()
+
+
+def test_every_host_holds_a_url_in_memory_and_none_more_than_its_share() -> None:
+    """Politeness serves each host in turn: a host left in the database alone would wait
+    while memory is full of a few hosts' URLs."""
+    frontier = BoundedFrontier(BestFirst(), capacity=12)
+    for url_id in range(40):  # one host's 40 URLs
+        frontier.push(Candidate(url_id, f"http://big/{url_id}", "big", 1, 0.5))
+    assert frontier.policy.host_sizes() == {"big": 12}  # the capacity, one host's share
+    for host in range(20):  # then twenty hosts more than the capacity
+        for url_id in range(3):
+            frontier.push(Candidate(1000 + 10 * host + url_id, f"http://h{host}/{url_id}",
+                                    f"h{host}", 1, 0.5))  # fmt: skip
+    sizes = frontier.policy.host_sizes()
+    assert all(sizes[f"h{host}"] >= 1 for host in range(20))
+    assert frontier.spilled == 28 + sum(3 - sizes[f"h{host}"] for host in range(20))
+    assert frontier.host_share() == 4  # at least MIN_HOST_SHARE, however many hosts
 
 
 def test_a_queued_url_a_redirect_reached_is_skipped_and_its_features_let_go() -> None:
