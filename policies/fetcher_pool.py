@@ -41,6 +41,7 @@ static optimum is rho = 1: fetch as fast as the processor works.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -57,6 +58,11 @@ from policies.mm1k import check_servers, critical_gamma, optimal_fetchers
 
 DEFAULT_TOLERANCE = 0.1  # the grid's relative step: re-solve when lambda or mu moves 10%
 SOLUTIONS_KEPT = 64  # solutions kept by grid cell
+# relative value iteration's steps before the dynamic policy gives up on a solve (about
+# 4 s of a core at K = 16 and 16 fetchers): it settles within 80,000 while the rates are
+# within four orders of magnitude of each other, and slows as they part (a fetcher's
+# page a minute against a processor of hundreds a second)
+MDP_MAX_ITERATIONS = 150_000
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,8 @@ class PoolSolution:
     cost: float  # the model's average cost of gamma * P(idle) + loss rate
     gamma: float  # the gamma it was solved with
     policy: PoolPolicy | None = None  # the MDP's table, for the dynamic policy
+    # the dynamic policy's solve did not settle: this is the static optimum instead
+    fallback: bool = False
 
 
 class FixedPool:
@@ -157,6 +165,9 @@ class StaticPool(_ModelledPool):
     name = "mm1k"
 
     def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
+        return self._static(arrival_rate, service_rate)
+
+    def _static(self, arrival_rate: float, service_rate: float) -> PoolSolution:
         gamma = self.gamma_for(service_rate)
         pool = optimal_fetchers(
             arrival_rate=arrival_rate,
@@ -178,14 +189,17 @@ class LatencyPool(_ModelledPool):
         return PoolSolution(arrival_rate, service_rate, target, math.nan, math.nan)
 
 
-class DynamicPool(_ModelledPool):
+class DynamicPool(StaticPool):
     """The MDP's optimal policy over at most `max_fetchers`; until the first solution,
-    all of them."""
+    all of them. Where relative value iteration does not settle within `max_iterations`
+    steps, the static optimum for the same rates stands in (`fallback`), a fixed
+    target, until the rates move to another cell."""
 
     name = "mdp"
 
-    def __init__(self, **settings: Any) -> None:
+    def __init__(self, *, max_iterations: int = MDP_MAX_ITERATIONS, **settings: Any) -> None:
         super().__init__(**settings)
+        self.max_iterations = max_iterations
         self.policy: PoolPolicy | None = None
 
     def _solve(self, arrival_rate: float, service_rate: float) -> PoolSolution:
@@ -198,7 +212,11 @@ class DynamicPool(_ModelledPool):
             gamma=gamma,
             servers=self.servers,
         )
-        policy = relative_value_iteration(model)
+        try:
+            policy = relative_value_iteration(model, max_iterations=self.max_iterations)
+        except RuntimeError:  # did not settle
+            static = self._static(arrival_rate, service_rate)
+            return dataclasses.replace(static, fallback=True)
         return PoolSolution(
             arrival_rate, service_rate, self.max_fetchers, policy.average_cost, gamma, policy
         )
@@ -206,6 +224,8 @@ class DynamicPool(_ModelledPool):
     def adopt(self, solution: PoolSolution) -> None:
         self.solved_for = (solution.arrival_rate, solution.service_rate)
         self.policy = solution.policy
+        if solution.policy is None:  # the static optimum stands in
+            self.target = max(1, min(solution.target, self.max_fetchers))
 
     # The model's r is the number of fetchers the policy has activated: its own target,
     # not the visits in flight, which lag behind it until the dispatcher catches up

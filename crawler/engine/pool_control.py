@@ -48,6 +48,7 @@ class PoolControl:
         self._solving: asyncio.Task[None] | None = None
         self.clock = clock
         self.next_solve_at = -math.inf  # the solver's share of the time is spent until then
+        self._fell_back = False  # the MDP did not settle once: said so
         self._set_target(policy.target, queue=1)
 
     def arrival(self, host: str, fetch_seconds: float, *, queue: int, active: int) -> None:
@@ -113,10 +114,19 @@ class PoolControl:
             ended = self.clock()
             self.next_solve_at = ended + (ended - started) * (1 / SOLVER_SHARE - 1)
         self.policy.adopt(solution)
+        if solution.fallback and not self._fell_back:
+            self._fell_back = True  # said once: the rates that cause it tend to stay
+            log.warning(
+                "the fetcher pool's MDP did not settle for lambda %.3g/s, mu %.3g/s: "
+                "the static optimum stands in (target %d) while the rates stay so apart",
+                arrival_rate,
+                service_rate,
+                self.policy.target,
+            )
         self.metrics.pool_expected_cost.set(solution.cost)
         self.metrics.pool_gamma.set(solution.gamma)
         self._set_target(self.policy.target, queue=1)
-        log.info(
+        log.debug(
             "fetcher pool solved for lambda %.3g/s, mu %.3g/s: target %d",
             arrival_rate,
             service_rate,

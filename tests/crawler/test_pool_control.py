@@ -3,14 +3,16 @@ the time."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from crawler.engine.pool_control import SOLVER_SHARE, PoolControl
 from crawler.net.admission import Admission
 from crawler.telemetry.metrics import CrawlerMetrics
-from policies.fetcher_pool import PoolSolution, StaticPool
+from policies.fetcher_pool import DynamicPool, PoolSolution, StaticPool
 
 
 class SlowPool(StaticPool):
@@ -64,3 +66,33 @@ async def test_a_solve_of_d_seconds_is_followed_by_none_for_d_over_the_solvers_s
     assert pool.solves == 2
     assert pool.solved_for is not None
     assert pool.solved_for[1] == services.rate_
+
+
+async def test_an_mdp_that_does_not_settle_is_said_once_and_the_static_optimum_stands_in(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A fetcher's page every ten seconds against a processor of thousands a second:
+    relative value iteration crawls (it needs millions of steps), so the static optimum
+    sizes the pool, and the log says so once, not at every solve."""
+    clock = [0.0]
+    pool = DynamicPool(max_fetchers=16, buffer=4, max_iterations=2_000)
+    control = PoolControl(
+        pool,
+        CrawlerMetrics(CollectorRegistry(), version="test"),
+        Admission(concurrency=16, target=16),
+        buffer=4,
+        clock=lambda: clock[0],
+    )
+    static = StaticPool(max_fetchers=16, buffer=4)
+    with caplog.at_level(logging.WARNING, logger="crawler.engine.pool_control"):
+        for fetch_seconds in (10.0, 20.0):  # the rates move: a second solve
+            observe(control, fetch_seconds=fetch_seconds, service_seconds=0.0005)
+            clock[0] += 1_000.0  # past the solver's share of the time
+            control.refresh()
+            assert control._solving is not None
+            await control._solving
+            rates = control.arrivals.overall.rate_, control.services.overall.rate_
+            assert pool.policy is None
+            assert pool.target == min(static.solve(*rates).target, 16) == control.target
+    warnings = [r for r in caplog.records if "did not settle" in r.getMessage()]
+    assert len(warnings) == 1

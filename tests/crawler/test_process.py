@@ -216,7 +216,10 @@ async def test_a_crawl_that_sizes_its_pool_loads_neither_scipy_nor_scikit_learn(
             sys.executable,
             "-X",
             "importtime",
-            *run_args(bed, db_url, "--fetchers", pool, "--max-pages", "200")[1:],
+            "-m",
+            "crawler",
+            "-v",  # the pool's solves are told at DEBUG
+            *run_args(bed, db_url, "--fetchers", pool, "--max-pages", "200")[3:],
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )

@@ -4,6 +4,7 @@ import pytest
 
 from policies import make_pool_policy, pool_policy_names
 from policies.fetcher_mdp import ARRIVAL, DEPARTURE
+from policies.fetcher_pool import DynamicPool, StaticPool
 from policies.mm1k import optimal_fetchers
 
 
@@ -98,3 +99,23 @@ def test_static_solution_matches_proposition_1() -> None:
     solution = pool.solve(0.05, 1.0)
     expected = optimal_fetchers(arrival_rate=0.05, service_rate=1.0, buffer=10, gamma=2.4)
     assert (solution.target, solution.cost) == (expected.fetchers, expected.cost)
+
+
+def test_the_dynamic_policy_falls_back_to_the_static_optimum_where_it_does_not_settle() -> None:
+    """A fetcher's page every 100 s against a processor of 10,000 a second (a polite
+    crawl whose fetchers wait on slow hosts, beside a fast processor): relative value
+    iteration would need millions of steps. The static optimum for the same rates sizes
+    the pool instead, and says it does."""
+    pool = DynamicPool(max_fetchers=16, buffer=16)  # the crawl's defaults
+    solution = pool.solve(0.01, 10_000.0)
+    assert solution.fallback
+    assert solution.policy is None
+    static = StaticPool(max_fetchers=16, buffer=16).solve(0.01, 10_000.0)
+    assert (solution.target, solution.cost) == (static.target, static.cost)
+    pool.adopt(solution)
+    assert pool.target == min(static.target, 16)
+    assert pool.on_arrival(queue=0, active=1) == pool.target  # fixed until the next solve
+    # rates within a few orders of magnitude of each other settle as before
+    settled = pool.solve(100.0, 200.0)
+    assert not settled.fallback
+    assert settled.policy is not None
