@@ -70,6 +70,7 @@ class Processing:
         self.clock = clock
         # bounded here (K, the page in service included), not by the queue
         self._responses: asyncio.Queue[Visit | None] = asyncio.Queue()
+        self._closed = False  # the queue ends with the servers' stop sign: not a page
         self._room = asyncio.Event()  # a server took a page: a blocked one may enter
         self._serving = 0
         self._taken = 0  # pages taken by a server, in the queue's order
@@ -80,19 +81,19 @@ class Processing:
     @property
     def length(self) -> int:
         """Pages at the processor: waiting, and the one it is working on."""
-        return self._responses.qsize() + self._serving
+        return self.waiting + self._serving
 
     @property
     def waiting(self) -> int:
         """Pages no server has taken yet."""
-        return self._responses.qsize()
+        return self._responses.qsize() - self._closed
 
     @property
     def is_full(self) -> bool:
         return self.length >= self.buffer
 
     def is_empty(self) -> bool:
-        return self._responses.empty() and self._serving == 0
+        return self.length == 0
 
     def put(self, visit: Visit) -> None:
         self._server_time.arrival()
@@ -100,6 +101,7 @@ class Processing:
 
     def close(self) -> None:
         """No more pages: the servers end once those queued are served."""
+        self._closed = True
         self._responses.put_nowait(None)  # each server passes it on to the next
 
     async def wait_for_room(self) -> None:

@@ -106,6 +106,22 @@ async def pages(db: AsyncEngine, *paths: str, body: str = html()) -> list[Visit]
     return [page(candidate, body) for candidate in await queued(db, *urls)]
 
 
+async def test_the_queue_holds_k_pages_the_one_in_service_included(
+    db: AsyncEngine, metrics: CrawlerMetrics
+) -> None:
+    served = line(db, metrics, buffer=2)
+    processing = served.processing
+    first, second = await pages(db, "1", "2")
+    processing.put(first)
+    assert (processing.length, processing.is_full) == (1, False)
+    processing.put(second)
+    assert (processing.length, processing.is_full) == (2, True)
+    await served.serve()
+    assert served.pool.departures == [2, 1]  # each page counted until it left
+    assert processing.is_empty()
+    assert served.written == [first.candidate.url, second.candidate.url]
+
+
 async def test_a_page_meeting_a_full_queue_waits_for_room_the_first_blocked_first(
     db: AsyncEngine, metrics: CrawlerMetrics
 ) -> None:
