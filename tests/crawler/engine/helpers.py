@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 from yarl import URL
 
 import storage
+from crawler.engine.pool_control import PoolControl
+from crawler.engine.processing import Processing
+from crawler.engine.settle import Settlement
+from crawler.engine.summary import CrawlSummary
+from crawler.net.admission import Admission
+from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.fetcher import Response
+from crawler.net.host_memory import HostMemory
+from crawler.net.politeness import Politeness
+from crawler.net.robots import RobotsCache
+from crawler.net.scope import Scope
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.frontier_store import candidate_of
+from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
+from crawler.pipeline.processor import Processor
+from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
-from policies import Candidate
+from policies import Candidate, TopicScorer
+from policies.fetcher_pool import FixedPool
 
 WALL = 1_700_000_000.0  # the wall clock at monotonic 0
 TOPIC = "solar energy panels"
+HOSTS = ("a.example", "b.example")  # the crawl's scope
+MAX_RETRIES = 2
 
 
 class Clock:
@@ -39,13 +55,18 @@ async def queued(db: AsyncEngine, *urls: str, score: float = 0.5) -> list[Candid
         return [candidate_of(row) for row in await storage.add_urls(connection, new)]
 
 
+def response(url: str, body: str, *, status: int = 200, location: str | None = None) -> Response:
+    """An HTML page's answer, as the fetcher gives it."""
+    data = body.encode()
+    return Response(
+        URL(url), status, "text/html", "utf-8", location, None, None, data, False, len(data)
+    )
+
+
 def page(candidate: Candidate, body: str = "", outcome: Outcome = Outcome.OK) -> Visit:
     """A visit that fetched `body` as the HTML page at the candidate's URL."""
-    data = body.encode()
-    response = Response(
-        URL(candidate.url), 200, "text/html", "utf-8", None, None, None, data, False, len(data)
-    )
-    return Visit(candidate, outcome, candidate.url, response, datetime.now(UTC), seconds=0.1)
+    answer = response(candidate.url, body)
+    return Visit(candidate, outcome, candidate.url, answer, datetime.now(UTC), seconds=0.1)
 
 
 def html(*hrefs: str, words: str = TOPIC) -> str:
@@ -55,3 +76,56 @@ def html(*hrefs: str, words: str = TOPIC) -> str:
 
 def sample(metrics: CrawlerMetrics, name: str, **labels: str) -> float:
     return metrics.registry.get_sample_value(name, labels) or 0.0
+
+
+def host_memory(db: AsyncEngine, clock: Clock, *, capacity: int = 10) -> HostMemory:
+    """Per-host state in `db`, over politeness of a second's delay and robots.txt rules."""
+    return HostMemory(
+        db=db,
+        politeness=Politeness(delay=1.0),
+        robots=RobotsCache(user_agent="testbot", ttl=86_400.0, retry=600.0),
+        capacity=capacity,
+        clock=clock,
+        wall_clock=clock.wall,
+    )
+
+
+def settlement(
+    metrics: CrawlerMetrics,
+    clock: Clock,
+    *,
+    hosts: HostMemory,
+    fetched: FetchedUrls,
+    frontier: BoundedFrontier,
+    summary: CrawlSummary | None = None,
+    drop: bool = False,
+) -> Settlement:
+    """A settlement over a processor's queue of one place (K = 1), not served, and a
+    writer to `hosts`' database, not running."""
+    pool = PoolControl(FixedPool(max_fetchers=1), metrics, Admission(1, 1), buffer=1, clock=clock)
+    writer = StorageWriter(hosts.db, on_committed=lambda committed: None)
+    scorer = TopicScorer().fit([TOPIC])
+    scope = Scope.of(HOSTS, None)
+    processing = Processing(
+        processor=Processor(scorer=scorer, scope=scope, store_text=False, relevance_threshold=0.1),
+        writer=writer,
+        pool=pool,
+        metrics=metrics,
+        summary=summary or CrawlSummary(),
+        buffer=1,
+        relevance_threshold=0.1,
+        wake=asyncio.Event(),
+        clock=clock,
+    )
+    return Settlement(
+        frontier=frontier,
+        fetched=fetched,
+        hosts=hosts,
+        writer=writer,
+        processing=processing,
+        pool=pool,
+        metrics=metrics,
+        max_retries=MAX_RETRIES,
+        drop_at_full_queue=drop,
+        clock=clock,
+    )

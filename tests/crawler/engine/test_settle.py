@@ -12,29 +12,30 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.engine.pool_control import PoolControl
 from crawler.engine.processing import Processing
 from crawler.engine.settle import Settlement
-from crawler.engine.summary import CrawlSummary
-from crawler.net.admission import Admission
 from crawler.net.exchange import Exchange
 from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.host_memory import HostMemory
-from crawler.net.politeness import Politeness
 from crawler.net.robots import RobotsCache
-from crawler.net.scope import Scope
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.processor import Processor
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
-from policies import BestFirst, Candidate, TopicScorer
-from policies.fetcher_pool import FixedPool
-from tests.crawler.engine.helpers import TOPIC, Clock, html, page, queued, sample
+from policies import BestFirst, Candidate
+from tests.crawler.engine.helpers import (
+    HOSTS,
+    MAX_RETRIES,
+    Clock,
+    host_memory,
+    html,
+    page,
+    queued,
+    sample,
+    settlement,
+)
 
-HOST = "a.example"
-MAX_RETRIES = 2
+HOST = HOSTS[0]
 
 
 @dataclass
@@ -66,41 +67,10 @@ class Parts:
 
 
 def build(db: AsyncEngine, metrics: CrawlerMetrics, clock: Clock, *, drop: bool) -> Parts:
-    politeness = Politeness(delay=1.0)
-    robots = RobotsCache(user_agent="testbot", ttl=86_400.0, retry=600.0)
-    hosts = HostMemory(
-        db=db, politeness=politeness, robots=robots, capacity=10, clock=clock, wall_clock=clock.wall
-    )
-    pool = PoolControl(FixedPool(max_fetchers=1), metrics, Admission(1, 1), buffer=1, clock=clock)
-    writer = StorageWriter(db, on_committed=lambda committed: None)
-    scorer = TopicScorer().fit([TOPIC])
-    scope = Scope.of({HOST}, None)
-    processing = Processing(
-        processor=Processor(scorer=scorer, scope=scope, store_text=False, relevance_threshold=0.1),
-        writer=writer,
-        pool=pool,
-        metrics=metrics,
-        summary=CrawlSummary(),
-        buffer=1,  # K = 1: a second page meets a full queue
-        relevance_threshold=0.1,
-        wake=asyncio.Event(),
-        clock=clock,
-    )
-    frontier = BoundedFrontier(BestFirst(), capacity=100)
-    fetched = FetchedUrls(db)
-    settlement = Settlement(
-        frontier=frontier,
-        fetched=fetched,
-        hosts=hosts,
-        writer=writer,
-        processing=processing,
-        pool=pool,
-        metrics=metrics,
-        max_retries=MAX_RETRIES,
-        drop_at_full_queue=drop,
-        clock=clock,
-    )
-    return Parts(settlement, frontier, fetched, robots, clock)
+    hosts = host_memory(db, clock)
+    frontier, fetched = BoundedFrontier(BestFirst(), capacity=100), FetchedUrls(db)
+    settled = settlement(metrics, clock, hosts=hosts, fetched=fetched, frontier=frontier, drop=drop)
+    return Parts(settled, frontier, fetched, hosts.robots, clock)
 
 
 @pytest.fixture
