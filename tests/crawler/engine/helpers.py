@@ -98,11 +98,13 @@ def settlement(
     fetched: FetchedUrls,
     frontier: BoundedFrontier,
     summary: CrawlSummary | None = None,
+    buffer: int = 1,
     drop: bool = False,
 ) -> Settlement:
-    """A settlement over a processor's queue of one place (K = 1), not served, and a
+    """A settlement over a processor's queue of `buffer` places (K), not served, and a
     writer to `hosts`' database, not running."""
-    pool = PoolControl(FixedPool(max_fetchers=1), metrics, Admission(1, 1), buffer=1, clock=clock)
+    admission = Admission(concurrency=1, target=1)
+    pool = PoolControl(FixedPool(max_fetchers=1), metrics, admission, buffer=buffer, clock=clock)
     writer = StorageWriter(hosts.db, on_committed=lambda committed: None)
     scorer = TopicScorer().fit([TOPIC])
     scope = Scope.of(HOSTS, None)
@@ -112,7 +114,7 @@ def settlement(
         pool=pool,
         metrics=metrics,
         summary=summary or CrawlSummary(),
-        buffer=1,
+        buffer=buffer,
         relevance_threshold=0.1,
         wake=asyncio.Event(),
         clock=clock,
