@@ -47,13 +47,28 @@ def manyhosts() -> ModuleType:
 
 def bench(*arguments: str | Path) -> str:
     command = [sys.executable, "-m", "bench", "many-hosts", *map(str, arguments)]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def free_port(kind: socket.SocketKind, address: str) -> int:
     with socket.socket(socket.AF_INET, kind) as probe:
         probe.bind((address, 0))
         return int(probe.getsockname()[1])
+
+
+def free_dns_port() -> int:
+    """A port free on 127.0.0.1 for UDP and for TCP: dnsmasq binds both."""
+    for _ in range(20):
+        port = free_port(socket.SOCK_DGRAM, "127.0.0.1")
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise AssertionError("no port on 127.0.0.1 free for both UDP and TCP in 20 tries")
 
 
 class Web:
@@ -74,7 +89,7 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
         (tmp_path / "docs" / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "docs" / path).write_text(text)
     state, port = tmp_path / "state", free_port(socket.SOCK_STREAM, "127.2.0.1")
-    dns_port = free_port(socket.SOCK_DGRAM, "127.0.0.1") if has_dnsmasq else None
+    dns_port = free_dns_port() if has_dnsmasq else None
     names = ("--names", "--dns-port", str(dns_port)) if dns_port else ()
     # nginx's workers run as this user: tmp_path is private
     user = f"{pwd.getpwuid(os.getuid()).pw_name} {grp.getgrgid(os.getgid()).gr_name}"
