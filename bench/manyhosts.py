@@ -31,9 +31,10 @@ and the worker processes it reaped), the main process's peak RSS (VmHWM) and the
 process tree's (the sum of its VmRSS, sampled). The politeness bound is N / delay:
 every host holds more pages than a run can take from it.
 
-Needs Debian's nginx and python3-doc, and dnsmasq-base for names (apt-get install);
-nginx's master holds a descriptor a host, so `start` and `run` raise the open files
-limit to the hard limit's room (ulimit -Hn), or say it is too low.
+Needs Debian's nginx and python3-doc, and dnsmasq-base for names (apt-get install).
+nginx holds a descriptor a host, and one a connection: `start` and `run` raise the
+open files limit to the hard one (ulimit -Hn), or say it is too low; nginx takes no
+more connections than the rest holds, closing idle ones for new ones.
 """
 
 from __future__ import annotations
@@ -76,6 +77,8 @@ TOLERANCE = 0.002  # nginx logs in milliseconds: a start is known to within 2 ms
 TOPIC = "python asyncio event loop coroutines tasks"
 OFF = ("--delay", "0", "--per-host-concurrency", "16")
 KINDS = ("polite", "off", "bare")
+OPEN_FILES = 1000  # nginx's cache of open files: the docs' pages (each root is asked once)
+MOST_FILES = 65_536  # open files asked for, at most
 LOG_FORMAT = "$msec\\t$request_time\\t$server_addr\\t$status\\t$request_uri"
 
 
@@ -152,11 +155,12 @@ def setup(
     (directory / "nginx.conf").write_text(f"""# python -m bench many-hosts setup: {hosts} hosts
 {f"user {user};" if user else ""}
 worker_processes 1;  # the crawler needs the other core
-# each listening socket takes a connection and a descriptor of its own: the workers
-# have the open files limit `start` raised
 pid {directory}/nginx.pid;
 error_log {directory}/logs/error.log warn;
-events {{ worker_connections {hosts + 4096}; }}
+# A listening socket, a connection and a cached file each take a descriptor. With no
+# more connections than descriptors, nginx closes idle keep-alive connections to accept
+# new ones instead of failing to accept: a crawl of many hosts keeps one to each.
+events {{ worker_connections {file_limit(hosts) - OPEN_FILES - 64}; }}
 http {{
     include /etc/nginx/mime.types;
     default_type application/octet-stream;
@@ -167,7 +171,7 @@ http {{
     keepalive_requests 100000;
     absolute_redirect off;
     server_tokens off;
-    open_file_cache max=10000 inactive=60s;
+    open_file_cache max={OPEN_FILES} inactive=60s;
     client_body_temp_path {directory}/tmp/body;
     proxy_temp_path {directory}/tmp/proxy;
     fastcgi_temp_path {directory}/tmp/fastcgi;
@@ -205,16 +209,22 @@ def nginx_pid(directory: Path) -> int | None:
     return read_pid(directory / "nginx.pid")
 
 
+def file_limit(hosts: int) -> int:
+    """The open files nginx and the crawler may have: the hard limit (ulimit -Hn, at most
+    MOST_FILES), to which `start` and `run` raise the soft one. nginx binds a socket a
+    host and caches OPEN_FILES files; what is left holds connections."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    limit = MOST_FILES if hard == resource.RLIM_INFINITY else min(hard, MOST_FILES)
+    needed = hosts + OPEN_FILES + 1024
+    if limit < needed:
+        raise SystemExit(f"ulimit -Hn is {hard}: {hosts:,} hosts need {needed} open files")
+    return limit
+
+
 def raise_file_limit(hosts: int) -> None:
-    """Let this process's children (nginx's master, the crawler) open as many files as
-    the hard limit allows: nginx's master binds one socket a host, and the crawler may
-    hold a connection to each."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    needed = hosts + 1024
-    if hard != resource.RLIM_INFINITY and hard < needed:
-        raise SystemExit(f"ulimit -Hn is {hard}: {hosts:,} hosts need {needed} descriptors")
-    wanted = max(soft, needed) if hard == resource.RLIM_INFINITY else hard
-    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    """The soft limit of open files raised to file_limit, for this process's children."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (file_limit(hosts), hard))
 
 
 def answers(url: str, timeout: float = 10.0) -> None:

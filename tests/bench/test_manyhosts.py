@@ -10,6 +10,7 @@ import json
 import os
 import pwd
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -45,9 +46,15 @@ def manyhosts() -> ModuleType:
     return load_script("manyhosts.py")
 
 
-def bench(*arguments: str | Path) -> str:
+def bench(*arguments: str | Path, files: int | None = None) -> str:
+    """`python -m bench many-hosts ...`; with `files`, under that open files limit."""
+
+    def limit_files() -> None:
+        if files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
     command = [sys.executable, "-m", "bench", "many-hosts", *map(str, arguments)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, preexec_fn=limit_files)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -78,35 +85,38 @@ class Web:
         self.state, self.port, self.dns_port = state, port, dns_port
 
 
-@pytest.fixture(scope="module")
-def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
-    """20 hosts serving the tree of DOCS, with names where dnsmasq is installed: set up
-    and started once, as the scripts take a second to start."""
-    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
-        pytest.skip("nginx is not installed")
-    tmp_path = tmp_path_factory.mktemp("manyhosts")
+def set_up(tmp_path: Path, *options: str, files: int | None = None) -> tuple[Path, int]:
+    """A web of HOSTS hosts serving the tree of DOCS, set up in `tmp_path`: its state
+    directory and port."""
     for path, text in DOCS.items():
         (tmp_path / "docs" / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "docs" / path).write_text(text)
     state, port = tmp_path / "state", free_port(socket.SOCK_STREAM, "127.2.0.1")
-    dns_port = free_dns_port() if has_dnsmasq else None
-    names = ("--names", "--dns-port", str(dns_port)) if dns_port else ()
     # nginx's workers run as this user: tmp_path is private
     user = f"{pwd.getpwuid(os.getuid()).pw_name} {grp.getgrgid(os.getgid()).gr_name}"
-    bench(
-        "setup",
+    where = (
         "--dir",
         state,
         "--hosts",
         str(HOSTS),
         "--port",
         str(port),
-        *names,
         "--docs",
         tmp_path / "docs",
-        "--user",
-        user,
     )
+    bench("setup", *where, "--user", user, *options, files=files)
+    return state, port
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
+    """The web of set_up, with names where dnsmasq is installed: set up and started
+    once, as the scripts take a second to start."""
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.skip("nginx is not installed")
+    dns_port = free_dns_port() if has_dnsmasq else None
+    names = ("--names", "--dns-port", str(dns_port)) if dns_port else ()
+    state, port = set_up(tmp_path_factory.mktemp("manyhosts"), *names)
     try:
         bench("start", "--dir", state)
         yield Web(state, port, dns_port)
@@ -231,3 +241,33 @@ def test_a_short_polite_run_gives_a_row_counted_at_nginx(web: Web, tmp_path: Pat
     assert row["asked_again"] == 0
     assert row["cpu_seconds"] > 0
     assert row["peak_rss_mb"] > 0
+
+
+@needs_nginx
+def test_idle_connections_past_nginxs_descriptors_are_closed_and_new_ones_answered(
+    tmp_path: Path,
+) -> None:
+    """A crawl of thousands of hosts leaves a keep-alive connection idle at each; when
+    they outnumber what nginx's open files allow, nginx closes idle ones to answer new
+    ones, instead of failing to accept (a web that stalls measures itself)."""
+    files, connections = 2_500, 3_000
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < connections + 100:
+        pytest.skip(f"ulimit -Hn is {hard}: this test holds {connections} connections")
+    state, port = set_up(tmp_path, files=files)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, connections + 100), hard))
+    opened: list[socket.socket] = []
+    try:
+        bench("start", "--dir", state, files=files)
+        for n in range(connections):
+            client = socket.create_connection((f"127.2.0.{n % HOSTS + 1}", port), timeout=2)
+            opened.append(client)
+            client.sendall(b"GET /robots.txt HTTP/1.1\r\nHost: bench\r\n\r\n")
+            assert client.recv(4096).startswith(b"HTTP/1.1 200"), f"connection {n}"
+    except TimeoutError:
+        pytest.fail(f"connection {len(opened)} of {connections} was not answered")
+    finally:
+        for client in opened:
+            client.close()
+        bench("stop", "--dir", state)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
