@@ -15,7 +15,8 @@ class Outcome(StrEnum):
     HTTP_ERROR = "http_error"  # a 4xx or 5xx answer (status says which)
     TIMEOUT = "timeout"
     TOO_LARGE = "too_large"  # the body passed the size limit; reading stopped
-    CONNECTION_ERROR = "connection_error"  # refused, reset, DNS failure, bad answer
+    CONNECTION_ERROR = "connection_error"  # refused, reset, truncated, bad answer
+    DNS_ERROR = "dns_error"  # the host's name does not resolve
     ROBOTS = "robots"  # disallowed by robots.txt
     REDIRECT_LOOP = "redirect_loop"
     TOO_MANY_REDIRECTS = "too_many_redirects"

@@ -29,6 +29,7 @@ from crawler.net.host_memory import HostMemory
 from crawler.net.host_turns import HostTurns
 from crawler.net.netguard import NetworkGuard
 from crawler.net.politeness import Politeness
+from crawler.net.resolver import CachingResolver
 from crawler.net.robots import RobotsCache
 from crawler.net.scope import Scope
 from crawler.net.visit import Visitor
@@ -58,14 +59,19 @@ async def run_crawl(
     guard = NetworkGuard(
         allow_private=config.allow_private_networks, allowed=config.allowed_networks
     )
-    await check_seeds_reachable(seeds, guard)
-    scope = Scope.of(
-        config.allowed_domains or {seed.raw_host or "" for seed in seeds}, config.max_depth
-    )
-    frontier = make_frontier_policy(
-        config.policy, patience=config.patience, relevant_at=config.relevance_threshold
-    )
-    scorer = TopicScorer(feedback_weight=config.topic_feedback).fit([config.topic])
+    resolver = CachingResolver(nameservers=config.dns_servers)  # the crawl's, closed last
+    try:
+        await check_seeds_reachable(seeds, guard, resolver)
+        scope = Scope.of(
+            config.allowed_domains or {seed.raw_host or "" for seed in seeds}, config.max_depth
+        )
+        frontier = make_frontier_policy(
+            config.policy, patience=config.patience, relevant_at=config.relevance_threshold
+        )
+        scorer = TopicScorer(feedback_weight=config.topic_feedback).fit([config.topic])
+    except BaseException:
+        await resolver.close()
+        raise
 
     db = storage.open_engine(config.db)
     lock: storage.CrawlFileLock | None = None
@@ -96,6 +102,7 @@ async def run_crawl(
             total_timeout=config.total_timeout,
             max_body_bytes=config.max_body_bytes,
             guard=guard,
+            resolver=resolver,
             on_request=metrics.requests.inc,  # the figure of requests per stored page
             capture=archive is not None,
         )
@@ -232,6 +239,7 @@ async def run_crawl(
         if archive is not None:
             archive.release()  # still open only if the crawl failed
         await _close_quietly("database", db.dispose())
+        await _close_quietly("resolver", resolver.close())
         if lock is not None:  # after the crawl's last write
             lock.release()
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
+from aiohttp.abc import AbstractResolver
 from sqlalchemy.ext.asyncio import AsyncEngine
 from yarl import URL
 
@@ -38,20 +39,30 @@ def parse_seeds(raw_seeds: Iterable[str]) -> list[URL]:
     return seeds
 
 
-async def check_seeds_reachable(seeds: list[URL], guard: NetworkGuard) -> None:
-    """A seed the network guard would refuse is an error at start, not a silent skip."""
-    loop = asyncio.get_running_loop()
-    for seed in seeds:
+async def check_seeds_reachable(
+    seeds: list[URL], guard: NetworkGuard, resolver: AbstractResolver
+) -> None:
+    """A seed the network guard would refuse is an error at start, not a silent skip; so
+    is a crawl none of whose seeds resolves. A seed whose name alone does not resolve is
+    its URL's outcome (dns_error), said here once."""
+
+    async def addresses(seed: URL) -> set[str] | None:
         host = (seed.raw_host or "").strip("[]")
         try:
-            answers = await loop.getaddrinfo(host, seed.port, type=socket.SOCK_STREAM)
+            answers = await resolver.resolve(host, seed.port or 0, socket.AF_UNSPEC)
         except OSError as error:
-            raise ConfigError(f"setting 'seeds': cannot resolve {host!r}: {error}") from None
-        addresses = {str(answer[4][0]) for answer in answers}
-        if not any(guard.permits(address) for address in addresses):
+            log.warning("seed %s does not resolve: %s", seed, error)
+            return None
+        return {answer["host"] for answer in answers}
+
+    found = await asyncio.gather(*map(addresses, seeds))
+    if seeds and all(answer is None for answer in found):
+        raise ConfigError("setting 'seeds': none of the seeds' host names resolves")
+    for seed, answer in zip(seeds, found, strict=True):
+        if answer is not None and not any(guard.permits(address) for address in answer):
             raise ConfigError(
                 f"setting 'seeds': {seed} resolves to a private or local address "
-                f"({', '.join(sorted(addresses))}); pass --allow-private-networks "
+                f"({', '.join(sorted(answer))}); pass --allow-private-networks "
                 "to crawl such networks"
             )
 

@@ -40,6 +40,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         help="allow this network (repeatable)",
     )
     run.add_argument(
+        "--dns-server",
+        action="append",
+        dest="dns_servers",
+        metavar="HOST[:PORT]",
+        help="ask this DNS server instead of the system's (repeatable)",
+    )
+    run.add_argument(
         "--no-store-text",
         action="store_const",
         const=False,
@@ -88,7 +95,13 @@ def _read_seeds_file(path: Path) -> list[str]:
 def config_from_args(args: argparse.Namespace) -> CrawlConfig:
     file_values = read_toml(args.config) if args.config else {}
     flags: dict[str, Any] = {name: getattr(args, name) for name in flag_names()}
-    for name in ("allowed_domains", "allowed_networks", "allow_private_networks", "store_text"):
+    for name in (
+        "allowed_domains",
+        "allowed_networks",
+        "dns_servers",
+        "allow_private_networks",
+        "store_text",
+    ):
         flags[name] = getattr(args, name)
     seeds = list(args.seeds or [])
     if args.seeds_file:

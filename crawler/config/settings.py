@@ -145,6 +145,13 @@ class CrawlConfig:
     allowed_networks: tuple[str, ...] = setting(
         (), "fetch", "networks allowed anyway (`--allow-network CIDR`, repeatable)", flag=False
     )
+    dns_servers: tuple[str, ...] = setting(
+        (),
+        "fetch",
+        "DNS servers asked instead of the system's, HOST or HOST:PORT (`--dns-server`, "
+        "repeatable; one port for all)",
+        flag=False,
+    )
     # politeness
     delay: float = setting(
         defaults.DELAY,

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
 import aiohttp
+from aiohttp.abc import AbstractResolver
 from yarl import URL
 
 from crawler.errors import FetchError
 from crawler.net.exchange import Exchange, is_decoded
 from crawler.net.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
+from crawler.net.resolver import CachingResolver
 from crawler.net.robots import MAX_ROBOTS_BYTES
 from crawler.outcomes import Outcome
 
@@ -93,6 +95,7 @@ class Fetcher:
         total_timeout: float,
         max_body_bytes: int,
         guard: NetworkGuard,
+        resolver: AbstractResolver | None = None,
         on_request: Callable[[], object] | None = None,
         capture: bool = False,
     ) -> None:
@@ -101,6 +104,10 @@ class Fetcher:
         self.capture = capture
         self.max_body_bytes = max_body_bytes
         self.guard = guard
+        # names to addresses, each kept for its TTL; the guard leaves out refused ones.
+        # A resolver given is its giver's to close.
+        self._own_resolver = CachingResolver() if resolver is None else None
+        self._resolver = GuardedResolver(guard, resolver or self._own_resolver)
         self._timeout = aiohttp.ClientTimeout(total=total_timeout, sock_connect=connect_timeout)
         # called as each request is sent (the crawl counts them): aiohttp's tracing
         # would do it at the cost of a trace's signals on every request
@@ -110,8 +117,8 @@ class Fetcher:
     async def open(self) -> None:
         connector = aiohttp.TCPConnector(
             limit=0,  # the engine bounds concurrency
-            ttl_dns_cache=300,
-            resolver=GuardedResolver(self.guard),
+            use_dns_cache=False,  # the resolver keeps each answer for its own TTL
+            resolver=self._resolver,
             socket_factory=self.guard.socket,  # every connection, on its real address
         )
         self._session = aiohttp.ClientSession(
@@ -132,6 +139,8 @@ class Fetcher:
         if self._session is not None:
             await self._session.close()
             self._session = None
+        if self._own_resolver is not None:
+            await self._own_resolver.close()
 
     async def get(self, url: URL, headers: Mapping[str, str] | None = None) -> Response:
         """One request, no redirects followed. Raises FetchError on no usable answer."""
@@ -206,6 +215,10 @@ class Fetcher:
             raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error
         except (TimeoutError, aiohttp.ServerTimeoutError) as error:
             raise FetchError(Outcome.TIMEOUT, "timed out") from error
+        except aiohttp.ClientConnectorDNSError as error:
+            if _caused_by(error, PrivateNetworkError):
+                raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error
+            raise FetchError(Outcome.DNS_ERROR, str(error)) from error
         except aiohttp.ClientConnectorError as error:
             if _caused_by(error, PrivateNetworkError):
                 raise FetchError(Outcome.PRIVATE_NETWORK, str(error)) from error

@@ -34,6 +34,8 @@ from crawler.outcomes import Outcome
 from policies import Candidate
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+# the host was never asked: its address refused, or its name not found
+NO_REQUEST_MADE = frozenset({Outcome.PRIVATE_NETWORK, Outcome.DNS_ERROR})
 THROTTLE_STATUSES = frozenset({429, 503})
 
 
@@ -155,7 +157,7 @@ class Visitor:
                     robots = url.origin().with_path("/robots.txt")
                     try:
                         found = await self._ask_robots(turn, host, robots, trail, first=True)
-                    except FetchError as error:  # a refused address: no request was made
+                    except FetchError as error:  # no request made: refused, or no such name
                         return Visit(candidate, error.outcome, str(url))
                     trail.robots_fetched.append(host)
                     if len(chain) > 1 or isinstance(found, URL):
@@ -251,12 +253,12 @@ class Visitor:
     ) -> RobotsEntry | URL:
         """One request for `host`'s robots.txt at `target`, in `turn`: the rules found
         (stored before the turn ends: their Crawl-delay spaces this request), or where
-        a redirect leads. Raises FetchError only when the `first` request's address is
-        refused: no request was made."""
+        a redirect leads. Raises FetchError only when the `first` request could not be
+        made (its address refused, its name not found)."""
         try:
             response = await self.fetcher.get_robots(target)
         except FetchError as error:
-            if error.outcome is Outcome.PRIVATE_NETWORK:
+            if error.outcome in NO_REQUEST_MADE:
                 if first:
                     raise
             else:
