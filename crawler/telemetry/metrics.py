@@ -162,6 +162,8 @@ class CrawlerMetrics:
             ["where"],
             registry=registry,
         )
+        for where in ("event_loop", "workers"):
+            self.pages_analysed.labels(where=where)
         self.fetchers_target = Gauge(
             "crawler_fetchers_target", "Visits the pool policy wants in flight", registry=registry
         )
