@@ -90,6 +90,7 @@ async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
     assert len(await collection(db_url)) == 900
 
 
+@pytest.mark.slow
 async def test_the_servers_estimated_rate_covers_what_they_delivered(db_url: str) -> None:
     """mu is a server's rate while busy: c servers at mu can deliver at least what the
     crawl's processor delivered (heavy pages on a fast web, so it is busy most of the

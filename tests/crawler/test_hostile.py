@@ -257,7 +257,14 @@ async def test_every_request_carries_the_user_agent_and_its_contact(db_url: str)
 
 
 @pytest.mark.parametrize(
-    ("status", "retry_after"), [(429, None), (429, "1"), (503, None), (503, "1")]
+    ("status", "retry_after"),
+    [
+        (429, "1"),
+        # the others take their five seconds each in CI's slow run
+        pytest.param(429, None, marks=pytest.mark.slow),
+        pytest.param(503, None, marks=pytest.mark.slow),
+        pytest.param(503, "1", marks=pytest.mark.slow),
+    ],
 )
 async def test_a_throttling_storm_slows_the_crawler_down(
     db_url: str, status: int, retry_after: str | None

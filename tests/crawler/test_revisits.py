@@ -133,6 +133,7 @@ async def test_an_unchanged_source_answers_304_and_keeps_its_record(db_url: str)
     assert record.fetch_count == statuses.count(200)  # a 304 rewrites nothing
 
 
+@pytest.mark.slow
 async def test_learned_arrival_rates_approach_the_true_ones(db_url: str) -> None:
     specs = [EphemeralSource(0.5, 0.7, 60.0), EphemeralSource(0.5, 0.7, 15.0)]
     async with Testbed(SMALL_WEB, sources=specs) as bed:
