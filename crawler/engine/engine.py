@@ -6,7 +6,8 @@
 One TaskGroup holds the dispatcher, the visits (`visits`), the processor (`processing`),
 the writer, the re-visit plans and the checkpoints (`checkpoints`). The engine decides
 whether to dispatch (the pool policy's target of visits in flight); politeness decides
-when each host may be asked. A fetched visit is settled in one place (`settle`): retried,
+when each host may be asked: a host the frontier finds not ready is parked, and woken
+at its turn from a heap of times (`host_wakeups`), which the dispatcher sleeps on. A fetched visit is settled in one place (`settle`): retried,
 lost (only with `drop_at_full_queue`, Talim et al.'s loss) or queued, its fetcher waiting
 for room (blocking after service); none is dispatched while each of the processor's
 servers has a page waiting. What a commit stored goes back to the frontier
