@@ -95,6 +95,7 @@ def test_live_prints_where_each_policys_pages_went(capsys: pytest.CaptureFixture
     assert held == sorted(held, reverse=True)  # the hosts holding most relevant pages first
 
 
+@pytest.mark.slow
 def test_each_run_starts_with_the_next_policy(capsys: pytest.CaptureFixture[str]) -> None:
     """A crawl's order depends on its timing, which what ran before it may change: no
     policy always takes the same turn."""

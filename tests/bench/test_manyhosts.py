@@ -212,6 +212,7 @@ def test_the_log_counts_pages_windows_gaps_and_repeats_by_request_start(
     )
 
 
+@pytest.mark.slow
 @needs_nginx
 def test_a_short_polite_run_gives_a_row_counted_at_nginx(web: Web, tmp_path: Path) -> None:
     out = tmp_path / "runs.json"

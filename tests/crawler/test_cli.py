@@ -169,6 +169,7 @@ async def test_status_shows_a_source_never_seen_to_change_at_zero_changes_a_seco
     assert row.split()[:2] == ["0.005", "0.000"]
 
 
+@pytest.mark.slow
 async def test_export_works_while_a_crawl_is_writing(tmp_path: Path) -> None:
     path = tmp_path / "crawl.db"
     db_url = f"sqlite+aiosqlite:///{path}"

@@ -105,6 +105,7 @@ async def test_a_second_run_resumes_where_the_first_stopped(db_url: str) -> None
     assert "/robots.txt" not in second_paths  # robots.txt came from the database
 
 
+@pytest.mark.slow
 async def test_a_database_that_stops_accepting_writes_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "crawl.db"
     # slow pages, so that the writer is mostly idle and the lock can be taken
