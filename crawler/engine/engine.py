@@ -7,10 +7,11 @@ One TaskGroup holds the dispatcher, the visits (`visits`), the processor (`proce
 the writer, the re-visit plans and the checkpoints (`checkpoints`). The engine decides
 whether to dispatch (the pool policy's target of visits in flight); politeness decides
 when each host may be asked: a host the frontier finds not ready is parked, and woken
-at its turn from a heap of times (`host_wakeups`), which the dispatcher sleeps on. A fetched visit is settled in one place (`settle`): retried,
-lost (only with `drop_at_full_queue`, Talim et al.'s loss) or queued, its fetcher waiting
-for room (blocking after service); none is dispatched while each of the processor's
-servers has a page waiting. What a commit stored goes back to the frontier
+at its turn from a heap of times (`host_wakeups`), which the dispatcher sleeps on. A
+fetched visit is settled in one place (`settle`): retried, lost (only with
+`drop_at_full_queue`, Talim et al.'s loss) or queued, its fetcher waiting for room
+(blocking after service); none is dispatched while each of the processor's servers has
+a page waiting. What a commit stored goes back to the frontier
 (`feedback`). A visit waiting part-way for a host's turn (a redirect's target) is not
 fetching: its place goes to another visit, and visits in all stay within twice the
 concurrency.
@@ -274,7 +275,7 @@ class Engine:
             elif self.frontier.waiting_for is not None:  # the policy waits for that host
                 self.metrics.focus_waits.inc()
                 timeout = self._until_ready(self.frontier.waiting_for, now)
-            elif (next_at := self.wakeups.next_at()) is not None:  # a parked host's turn
+            elif (next_at := self._next_turn(now)) is not None:  # a parked host's turn
                 timeout = min(max(next_at - now, 0.0), MAX_IDLE_WAIT)
             else:
                 timeout = MAX_IDLE_WAIT
@@ -325,6 +326,17 @@ class Engine:
     def _wake_parked(self, now: float) -> None:
         """Schedule the hosts the frontier parked, and those parked whose turn moved
         (a request ended); the hosts whose turn has come compete again."""
+        self._schedule_parked(now)
+        for host in self.wakeups.due(now):
+            self.frontier.unpark(host)
+
+    def _next_turn(self, now: float) -> float | None:
+        """When the next parked host's turn comes, the hosts the last pop parked
+        scheduled first (else the dispatcher would sleep past them)."""
+        self._schedule_parked(now)
+        return self.wakeups.next_at()
+
+    def _schedule_parked(self, now: float) -> None:
         changed = self.politeness.drain_changed()
         changed.update(self.frontier.drain_parked())
         for host in changed:
@@ -338,8 +350,6 @@ class Engine:
                 self.wakeups.cancel(host)
             else:
                 self.wakeups.schedule(host, ready_at)
-        for host in self.wakeups.due(now):
-            self.frontier.unpark(host)
 
     async def _revisit_loop(self) -> None:
         """Every period, the sources the re-visit policy chooses go to the frontier."""

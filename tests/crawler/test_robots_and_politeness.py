@@ -237,3 +237,15 @@ async def test_a_new_hosts_page_waits_for_its_turn_in_the_frontier_not_in_a_visi
         asked_meanwhile = {i for a, _, i, _ in requests if robots[1] < a < page[0]}
         if index == first:  # the first host's delay: every other host was asked meanwhile
             assert asked_meanwhile == set(range(len(apps))) - {first}
+
+
+async def test_the_dispatcher_wakes_at_a_parked_hosts_turn(db_url: str) -> None:
+    """A host found not ready is parked and woken at its time: the next request comes
+    after the delay, not at the dispatcher's longest sleep (a second) when nothing else
+    happens meanwhile."""
+    app = chain_site()
+    async with serving(app) as base:
+        await crawl(db_url, [base], delay=0.2, concurrency=1)
+    gaps = app[SEEN].gaps(skip_robots=False)
+    assert len(gaps) == len(PAGES) + 1  # robots.txt, the root and its six pages
+    assert all(0.2 <= gap < 0.7 for gap in gaps)
