@@ -16,7 +16,7 @@ with a fixed seed. One nginx serves them all: one server listening on each addre
 by $server_addr. With --names, host 12 is also h00012.manyhosts.test, answered by
 dnsmasq on 127.0.0.1:--dns-port; a root asked for by name links to the other roots by
 name, and seeds-names.txt lists the roots by name. nginx logs each request (its end
-time and duration, host address, status, path) to DIR/logs/access.log.
+time and duration, host address, status, body bytes, path) to DIR/logs/access.log.
 
 The benchmark. Each run crawls the web from all N roots for --duration seconds, kinds
 interleaved (the order rotates from run to run): `polite` is `crawler run` with
@@ -24,12 +24,13 @@ interleaved (the order rotates from run to run): `polite` is `crawler run` with
 once a host); `bare` is ../shared/bench/bare_loop.py, a loop that does nothing but
 fetch, parse and follow (skipped when the shared folder is absent). Measured at nginx,
 by request start (its log time less the request's time): pages (answers 200, robots.txt
-aside) a second in 10 s windows and after the first 30 s, hosts asked in each window,
-consecutive requests to one host whose starts are closer than the delay, and requests
-for a URL already asked in the run. Measured on the process: CPU seconds (the crawler
-and the worker processes it reaped), the main process's peak RSS (VmHWM) and the
-process tree's (the sum of its VmRSS, sampled). The politeness bound is N / delay:
-every host holds more pages than a run can take from it.
+aside) a second in 10 s windows and after the first 30 s, their mean size, hosts asked
+in each window, consecutive requests to one host whose starts are closer than the
+delay, and requests for a URL already asked in the run. Measured on the process: CPU
+seconds (the crawler and the worker processes it reaped) a page and a megabyte of
+pages, the main process's peak RSS (VmHWM) and the process tree's (the sum of its
+VmRSS, sampled). The politeness bound is N / delay: every host holds more pages than a
+run can take from it.
 
 Needs Debian's nginx and python3-doc, and dnsmasq-base for names (apt-get install).
 nginx holds a descriptor a host, and one a connection: `start` and `run` raise the
@@ -79,7 +80,7 @@ OFF = ("--delay", "0", "--per-host-concurrency", "16")
 KINDS = ("polite", "off", "bare")
 OPEN_FILES = 1000  # nginx's cache of open files: the docs' pages (each root is asked once)
 MOST_FILES = 65_536  # open files asked for, at most
-LOG_FORMAT = "$msec\\t$request_time\\t$server_addr\\t$status\\t$request_uri"
+LOG_FORMAT = "$msec\\t$request_time\\t$server_addr\\t$status\\t$body_bytes_sent\\t$request_uri"
 
 
 def address(n: int) -> str:
@@ -316,6 +317,7 @@ class Request:
     start: float  # epoch seconds: nginx's log time less the request's time
     host: str
     status: int
+    size: int  # the body's bytes
     path: str
 
 
@@ -326,8 +328,8 @@ def read_log(path: Path, offset: int) -> list[Request]:
         lines = log.read().decode("utf-8", "replace").splitlines()
     requests = []
     for line in lines:
-        end, took, host, status, uri = line.split("\t")
-        requests.append(Request(float(end) - float(took), host, int(status), uri))
+        end, took, host, status, size, uri = line.split("\t")
+        requests.append(Request(float(end) - float(took), host, int(status), int(size), uri))
     return requests
 
 
@@ -360,6 +362,7 @@ def count(requests: list[Request], t0: float, duration: float, delay: float) -> 
         "requests": len(requests),
         "pages": len(pages),
         "pages_per_second": len(pages) / duration,
+        "page_kb": sum(r.size for r in pages) / len(pages) / 1000 if pages else None,
         "steady_pages_per_second": len(steady) / (duration - WARMUP) if duration > WARMUP else None,
         "requests_per_second": len(during) / duration,
         "hosts_asked": len(starts),
@@ -448,6 +451,8 @@ def run_once(kind: str, args: argparse.Namespace, web: dict[str, Any]) -> dict[s
     row = {"kind": kind, "hosts": web["hosts"], "delay": delay, "duration": args.duration}
     row |= count(read_log(log, offset), t0, args.duration, delay) | usage
     row["cpu_ms_per_page"] = 1000 * row["cpu_seconds"] / row["pages"] if row["pages"] else None
+    megabytes = row["pages"] * (row["page_kb"] or 0) / 1000
+    row["cpu_ms_per_mb"] = 1000 * row["cpu_seconds"] / megabytes if megabytes else None
     row["politeness_bound"] = web["hosts"] / delay if delay else None
     return row
 
@@ -470,7 +475,9 @@ COLUMNS = {  # heading: (field, digits)
     "bound": ("politeness_bound", 0),
     "requests/s": ("requests_per_second", 0),
     "hosts asked": ("hosts_asked", 0),
+    "KB a page": ("page_kb", 0),
     "CPU ms/page": ("cpu_ms_per_page", 2),
+    "CPU ms/MB": ("cpu_ms_per_mb", 1),
     "peak MB": ("peak_rss_mb", 0),
     "tree MB": ("tree_peak_rss_mb", 0),
     "gaps < delay": ("gaps_below_delay", 0),
@@ -481,6 +488,7 @@ RATIOS = {  # name: (kind, over kind, field)
     "polite / off, pages/s after 30 s": ("polite", "off", "steady_pages_per_second"),
     "polite / off, requests/s": ("polite", "off", "requests_per_second"),
     "polite / off, CPU a page": ("polite", "off", "cpu_ms_per_page"),
+    "polite / off, CPU a MB": ("polite", "off", "cpu_ms_per_mb"),
     "off / bare, pages/s after 30 s": ("off", "bare", "steady_pages_per_second"),
 }
 
