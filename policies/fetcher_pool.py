@@ -33,6 +33,17 @@ keeps every worker busy while the queue is full), and a blocked fetcher fetches
 nothing meanwhile. The model's idle probability therefore errs on the side of
 idling, and its r counts the blocked fetchers as active.
 
+In a polite crawl a visit may wait part-way for its host's turn (a redirect to a page of
+the same host, a host whose delay has not run out); the paper's fetcher is either
+active, delivering pages to the queue at rate lambda, or inactive, costing nothing. A
+waiting visit delivers nothing, so it is an inactive fetcher of the model: it holds no
+place in the target (the engine's admission counts it apart and gives its place to a
+visit that can fetch), and its wait is left out of lambda's estimate (a fetcher's time
+on a page runs from its dispatch to the page's arrival less the waiting). lambda stays
+the rate of a fetcher that fetches, as in the paper, r active fetchers deliver r
+lambda, and the politeness bound enters only through how many hosts are ready: the
+target bounds the visits fetching, never the hosts waiting.
+
 gamma is in the paper's units: idling the processor outright (all its workers) costs as
 much as losing gamma pages a second. Left unset it is gamma(K) = mu (K + 2) / K for the
 current mu (with c workers, `critical_gamma`'s gamma(K, c)), the value at which the

@@ -7,7 +7,8 @@ estimates have moved, but not more often than keeps the solver within a small sh
 the time (`SOLVER_SHARE`): a solve of the MDP takes a core for a tenth of a second or
 more, and rates that wander across the grid's cells would otherwise keep it busy.
 Politeness still decides when each host may be asked: the target
-only bounds how many visits are in flight.
+bounds the visits fetching, not those waiting for their host's turn
+(`policies.fetcher_pool` says how that follows from the paper).
 """
 
 from __future__ import annotations
