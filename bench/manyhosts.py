@@ -27,10 +27,10 @@ by request start (its log time less the request's time): pages (answers 200, rob
 aside) a second in 10 s windows and after the first 30 s, their mean size, hosts asked
 in each window, consecutive requests to one host whose starts are closer than the
 delay, and requests for a URL already asked in the run. Measured on the process: CPU
-seconds (the crawler and the worker processes it reaped) a page and a megabyte of
-pages, the main process's peak RSS (VmHWM) and the process tree's (the sum of its
-VmRSS, sampled). The politeness bound is N / delay: every host holds more pages than a
-run can take from it.
+seconds (the crawler and the worker processes it reaped) a page, a megabyte of pages
+and a second of the run (cores busy, of os.cpu_count()), the main process's peak RSS
+(VmHWM) and the process tree's (the sum of its VmRSS, sampled). The politeness bound is
+N / delay: every host holds more pages than a run can take from it.
 
 Needs Debian's nginx and python3-doc, and dnsmasq-base for names (apt-get install).
 nginx holds a descriptor a host, and one a connection: `start` and `run` raise the
@@ -444,6 +444,7 @@ def run_once(kind: str, args: argparse.Namespace, web: dict[str, Any]) -> dict[s
             stderr=subprocess.STDOUT,
         )
         usage = watch(process, t0 + args.duration + 60)
+        usage["cores_busy"] = usage["cpu_seconds"] / (time.time() - t0)
     if usage["exit_code"] != 0:
         print(f"{kind}: exit code {usage['exit_code']}; its output is in {output}")
     time.sleep(1.5)  # nginx flushes its log each second
@@ -478,6 +479,7 @@ COLUMNS = {  # heading: (field, digits)
     "KB a page": ("page_kb", 0),
     "CPU ms/page": ("cpu_ms_per_page", 2),
     "CPU ms/MB": ("cpu_ms_per_mb", 1),
+    "cores busy": ("cores_busy", 2),
     "peak MB": ("peak_rss_mb", 0),
     "tree MB": ("tree_peak_rss_mb", 0),
     "gaps < delay": ("gaps_below_delay", 0),
@@ -501,7 +503,10 @@ def print_table(rounds: list[dict[str, dict[str, Any]]]) -> None:
     """Medians over runs; ratios as the median of each round's ratio."""
     kinds = [kind for kind in KINDS if kind in rounds[0]]
     first = rounds[0][kinds[0]]
-    print(f"\n{first['hosts']:,} hosts, {first['duration']:g} s runs; medians of {len(rounds)}")
+    print(
+        f"\n{first['hosts']:,} hosts, {first['duration']:g} s runs, {os.cpu_count()} cores;"
+        f" medians of {len(rounds)}"
+    )
     print(f"{'':8}" + "".join(f"{heading:>13}" for heading in COLUMNS))
     for kind in kinds:
         cells = [median([r[kind][field] for r in rounds]) for field, _ in COLUMNS.values()]
