@@ -166,9 +166,11 @@ def test_names_resolve_to_their_hosts_and_their_roots_link_by_name(
     assert seeds[6] == f"http://h00007.manyhosts.test:{web.port}/"
 
 
-def line(start: float, host: str, path: str, status: int = 200, took: float = 0.0) -> str:
+def line(
+    start: float, host: str, path: str, status: int = 200, took: float = 0.0, size: int = 1000
+) -> str:
     """One line as nginx logs it: its time at the request's end, then the request's time."""
-    return f"{start + took:.3f}\t{took:.3f}\t{host}\t{status}\t{path}\n"
+    return f"{start + took:.3f}\t{took:.3f}\t{host}\t{status}\t{size}\t{path}\n"
 
 
 def test_the_log_counts_pages_windows_gaps_and_repeats_by_request_start(
@@ -189,7 +191,7 @@ def test_the_log_counts_pages_windows_gaps_and_repeats_by_request_start(
         + line(1000.9, b, "/")  # a gap
         + line(1012.0, b, "/")  # asked again
         + line(1013.0, b, "/missing.html", status=404)  # not a page
-        + line(1009.7, c, "/slow.html", took=0.6)  # logged at 1010.3, started in window 0
+        + line(1009.7, c, "/slow.html", took=0.6, size=11_000)  # logged at 1010.3: window 0
         + line(1010.899, c, "/next.html")  # 1.199 s after the slow one started: no gap
         + line(1041.0, c, "/late.html")  # after the run's duration: no page of its rate
         + line(1020.0, d, "/")
@@ -200,6 +202,7 @@ def test_the_log_counts_pages_windows_gaps_and_repeats_by_request_start(
     assert counted["requests"] == 14
     assert counted["pages"] == 10
     assert counted["pages_per_second"] == pytest.approx(10 / 40)
+    assert counted["page_kb"] == pytest.approx((9 * 1000 + 11_000) / 10 / 1000)
     windows = [(w["pages_per_second"], w["hosts"]) for w in counted["windows"]]
     assert windows == [(0.5, 3), (0.2, 2), (0.2, 1), (0.1, 1)]
     assert counted["steady_pages_per_second"] == pytest.approx(1 / 10)
