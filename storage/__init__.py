@@ -8,6 +8,7 @@ from storage.database import (
     open_engine,
     open_sync_engine,
 )
+from storage.database_url import database_url
 from storage.file_lock import CrawlFileLock, lock_for_crawl
 from storage.leases import (
     any_queued,
@@ -95,6 +96,7 @@ __all__ = [
     "count_queued_hosts",
     "crawl_status",
     "create_schema",
+    "database_url",
     "get_meta",
     "held_hosts",
     "is_known_done",

@@ -6,11 +6,11 @@ import logging
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, exc, inspect, pool, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.engine.default import DefaultDialect
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.schema import CreateColumn
 
+from storage.database_url import database_url
 from storage.models import SCHEMA_VERSION, Base
 from storage.unreachable import mark_lost_connections
 
@@ -46,9 +46,9 @@ class StorageError(RuntimeError):
 
 
 def open_engine(url: str) -> AsyncEngine:
-    """An async engine for a database URL, e.g. sqlite+aiosqlite:///crawl.db."""
+    """An async engine for a database URL as a user types it (`storage.database_url`)."""
     try:
-        parsed = make_url(url)
+        parsed = database_url(url)
         options: dict[str, Any] = {}
         if parsed.get_backend_name() == "postgresql":
             # several daemons share the server: a broken connection is noticed, not used
@@ -79,7 +79,10 @@ def open_engine(url: str) -> AsyncEngine:
 def open_sync_engine(url: str) -> Engine:
     """A synchronous engine for a SQLite file's URL (its async driver's or not), for a
     thread that writes to it with plain calls (`storage.writes`)."""
-    parsed = make_url(url)
+    try:
+        parsed = database_url(url)
+    except ValueError as error:
+        raise StorageError(f"bad database URL {url!r}: {error}") from error
     if parsed.get_backend_name() != "sqlite":
         raise StorageError(f"a synchronous engine is for SQLite, not {url!r}")
     engine = create_engine(
