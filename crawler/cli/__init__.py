@@ -60,12 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _warn_of_a_password(url: str | None) -> None:
     """A password given in a flag is in /proc/PID/cmdline, which every local user reads."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
+    from storage import database_url
 
     try:
-        password = make_url(url).password if url else None
-    except (ArgumentError, ValueError):  # the command says what is wrong with the URL
+        password = database_url(url).password if url else None
+    except ValueError:  # the command says what is wrong with the URL
         return
     if password:
         log.warning(

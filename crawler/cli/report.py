@@ -6,10 +6,12 @@ import argparse
 import asyncio
 from pathlib import Path
 
+from crawler.cli.options import add_db_option
+
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     report = commands.add_parser("report", help="draw a crawl: an HTML file or PNG files")
-    report.add_argument("--db", required=True, help="database URL")
+    add_db_option(report)
     report.add_argument(
         "--out", type=Path, required=True, help="report.html, or a directory for PNG files"
     )

@@ -59,7 +59,12 @@ class CrawlConfig:
     topic: str = setting(
         "", "crawl", "the topic as text (`--topic`; `--topic-file` takes text or HTML)", flag=False
     )
-    db: str = setting(defaults.DB, "crawl", "database URL")
+    db: str = setting(
+        defaults.DB,
+        "crawl",
+        "the database: a SQLite file (crawl.db, sqlite:///crawl.db) or "
+        "postgresql://USER@HOST/DB (docs/cluster.md)",
+    )
     db_outage_seconds: float = setting(
         defaults.DB_OUTAGE_SECONDS,
         "crawl",

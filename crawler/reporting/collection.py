@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from sqlalchemy.engine import make_url
-
 import storage
 from crawler.config import defaults
 from crawler.telemetry.timeline import requests_per_page
@@ -43,8 +41,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def check_database_exists(db: str) -> None:
     """Reading must not create an empty SQLite file where the user mistyped a path."""
     try:
-        url = make_url(db)
-    except Exception as error:  # sqlalchemy raises several kinds for a bad URL
+        url = storage.database_url(db)
+    except ValueError as error:
         raise storage.StorageError(f"bad database URL {db!r}: {error}") from error
     on_disk = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
     if on_disk and not Path(str(url.database)).is_file():

@@ -79,7 +79,8 @@ def test_flags_override_the_config_file_and_files_add_seeds_and_topic(tmp_path: 
             "'policy' must be one of best-first, bfs",
         ),
         (["export", "--db", "sqlite+aiosqlite:///nowhere/crawl.db"], "no crawl database"),
-        (["status", "--db", "nonsense"], "bad database URL"),
+        (["status", "--db", "nonsense"], "no crawl database at 'nonsense'"),
+        (["status", "--db", "mysql://root@db/crawl"], "bad database URL"),
     ],
 )
 def test_bad_input_is_a_clear_error_naming_what_is_wrong(
