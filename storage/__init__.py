@@ -32,6 +32,7 @@ from storage.records import (
     NewUrl,
     QueuedUrl,
     ScoreRaise,
+    SearchHit,
     SourceRecord,
     TimelineSample,
 )
@@ -69,6 +70,7 @@ from storage.repository import (
     warc_locations,
 )
 from storage.retry import DatabaseAway, DatabaseRetry, Outage
+from storage.search import search_pages
 from storage.writable import check_writable
 
 __all__ = [
@@ -84,6 +86,7 @@ __all__ = [
     "Outage",
     "QueuedUrl",
     "ScoreRaise",
+    "SearchHit",
     "SourceRecord",
     "StorageError",
     "TimelineSample",
@@ -134,6 +137,7 @@ __all__ = [
     "save_learned_state",
     "save_sources",
     "save_warc_files",
+    "search_pages",
     "set_meta",
     "utc_now",
     "warc_locations",

@@ -12,6 +12,7 @@ from sqlalchemy.schema import CreateColumn
 
 from storage.database_url import database_url
 from storage.models import SCHEMA_VERSION, Base
+from storage.search import create_search_index
 from storage.unreachable import mark_lost_connections
 
 log = logging.getLogger(__name__)
@@ -149,6 +150,7 @@ async def create_schema(engine: AsyncEngine) -> None:
             for table in Base.metadata.sorted_tables:
                 for index in table.indexes:
                     await connection.run_sync(index.create, checkfirst=True)
+            await connection.run_sync(create_search_index)
             if found != SCHEMA_VERSION:
                 await connection.run_sync(_record_schema_version)
     except (exc.SQLAlchemyError, OSError) as error:

@@ -21,7 +21,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 # The tables' version, recorded in crawl_meta. Raise it with every change to them; a
 # change an older database cannot be brought to (a required column, a changed type)
 # needs a step of its own in storage.database.create_schema.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 URL_QUEUED = 0  # in the frontier
 URL_DONE = 1  # fetched, failed for good, or refused
@@ -68,7 +68,9 @@ class UrlRow(Base):
 
 
 class PageText(Base):
-    """The extracted text of a fetched page, zlib-compressed."""
+    """The main text of a fetched page, zlib-compressed. The search index
+    (`storage.search`, made outside these tables: FTS5 has no SQLAlchemy table) holds
+    it again, uncompressed."""
 
     __tablename__ = "page_texts"
 

@@ -90,6 +90,19 @@ class ExportRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A stored page matching a search, and how well (`storage.search`)."""
+
+    url: str
+    title: str | None
+    host: str
+    relevance: float | None
+    score: float  # the text match blended with the relevance, at most 1
+    text_rank: float  # BM25 on SQLite, ts_rank_cd on PostgreSQL
+    snippet: str  # a passage of the text, the query's words marked [like this]
+
+
+@dataclass(frozen=True, slots=True)
 class CrawlStatus:
     pages: int
     relevant_pages: int

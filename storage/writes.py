@@ -43,6 +43,7 @@ from storage.records import (
     SourceRecord,
     TimelineSample,
 )
+from storage.search import index_pages
 
 TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
 _SOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(SourceRecord))
@@ -244,6 +245,8 @@ def record_fetches(connection: Connection, records: Sequence[FetchRecord]) -> No
     connection.execute(_RECORD_FETCH, updates)
     if texts:
         connection.execute(_page_text_upsert(connection.dialect.name), texts)
+        # searchable once the page is stored, and never before
+        index_pages(connection, [(r.url_id, r.title, r.text) for r in records if r.text])
 
 
 @functools.cache

@@ -1,0 +1,233 @@
+"""Full-text search of the stored pages: SQLite's FTS5, PostgreSQL's tsvector.
+
+The index holds each page's title and main text, written in the transaction that
+stores the page (`index_pages`, called by `storage.writes.record_fetches`). On SQLite
+it is an FTS5 table whose rowid is the page's URL id; on PostgreSQL a table of the text
+with a generated tsvector under a GIN index.
+
+A hit's score blends how well its text matches with the page's topic relevance:
+
+    score = text_rank / best_text_rank * (RELEVANCE_BASE + (1 - RELEVANCE_BASE) * relevance)
+
+where text_rank is BM25 (FTS5's bm25(), negated) or ts_rank_cd on PostgreSQL, and
+best_text_rank the best among the query's matches: the best text match of a page of
+relevance 1 scores 1, and of relevance 0 half as much.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, inspect, text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage.records import SearchHit
+
+log = logging.getLogger(__name__)
+
+SEARCH_TABLE = "page_search"
+RELEVANCE_BASE = 0.5  # the weight of a page's text match when its relevance is 0
+TITLE_WEIGHT = 2.0  # a word in the title counts as much as this many in the text (FTS5)
+INDEXED_CHARS = 100_000  # of a page's text; PostgreSQL's tsvector holds at most 1 MB
+CANDIDATES = 200  # best text matches, at least, re-ranked by the blended score
+BUILD_BATCH = 1_000  # pages indexed a statement when a database's index is built
+MARK_START, MARK_END = "[", "]"  # around the query's words in a snippet
+SNIPPET_WORDS = 16
+
+_SQLITE_TABLE = (
+    f"CREATE VIRTUAL TABLE {SEARCH_TABLE} USING fts5(title, body, tokenize='porter unicode61')"
+)
+_POSTGRES_TABLE = f"""
+CREATE TABLE {SEARCH_TABLE} (
+    url_id INTEGER PRIMARY KEY REFERENCES urls (id),
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    document tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', title), 'A') || to_tsvector('english', body)
+    ) STORED
+)"""
+_POSTGRES_INDEX = f"CREATE INDEX ix_{SEARCH_TABLE}_document ON {SEARCH_TABLE} USING GIN (document)"
+
+
+def create_search_index(connection: Connection) -> None:
+    """Make the search index if the database has none, and index the pages stored
+    before it was made, saying how far it has got."""
+    if inspect(connection).has_table(SEARCH_TABLE):
+        return
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql(_SQLITE_TABLE)
+    else:
+        connection.exec_driver_sql(_POSTGRES_TABLE)
+        connection.exec_driver_sql(_POSTGRES_INDEX)
+    _index_stored_pages(connection)
+
+
+def _index_stored_pages(connection: Connection) -> None:
+    total = connection.execute(text("SELECT count(*) FROM page_texts")).scalar_one()
+    if not total:
+        return
+    log.info("indexing %d stored pages for search", total)
+    done, after = 0, -1
+    while True:
+        rows = connection.execute(
+            text(
+                "SELECT p.url_id, u.title, p.text FROM page_texts AS p "
+                "JOIN urls AS u ON u.id = p.url_id WHERE p.url_id > :after "
+                "ORDER BY p.url_id LIMIT :batch"
+            ),
+            {"after": after, "batch": BUILD_BATCH},
+        ).all()
+        if not rows:
+            break
+        index_pages(
+            connection, [(i, title, zlib.decompress(blob).decode()) for i, title, blob in rows]
+        )
+        done += len(rows)
+        after = rows[-1][0]
+        log.info("indexed %d of %d stored pages for search", done, total)
+
+
+def index_pages(connection: Connection, pages: Sequence[tuple[int, str | None, str]]) -> None:
+    """Index (url id, title, text) of pages stored, in place of what they had."""
+    if not pages:
+        return
+    rows = [
+        {"url_id": url_id, "title": _clean(title or ""), "body": _clean(body[:INDEXED_CHARS])}
+        for url_id, title, body in sorted(pages)  # in the order of their ids: see _lock_order
+    ]
+    if connection.dialect.name == "sqlite":
+        # FTS5 has no upsert
+        connection.execute(
+            text(f"DELETE FROM {SEARCH_TABLE} WHERE rowid IN :ids").bindparams(
+                bindparam("ids", expanding=True)
+            ),
+            {"ids": [row["url_id"] for row in rows]},
+        )
+        connection.execute(
+            text(
+                f"INSERT INTO {SEARCH_TABLE} (rowid, title, body) VALUES (:url_id, :title, :body)"
+            ),
+            rows,
+        )
+    else:
+        connection.execute(
+            text(
+                f"INSERT INTO {SEARCH_TABLE} (url_id, title, body) VALUES (:url_id, :title, :body) "
+                "ON CONFLICT (url_id) DO UPDATE SET title = excluded.title, body = excluded.body"
+            ),
+            rows,
+        )
+
+
+def _clean(value: str) -> str:
+    return value.replace("\x00", " ")  # PostgreSQL's text holds no NUL
+
+
+def query_words(query: str) -> list[str]:
+    """The words of a user's query. Only its words are searched for, each as a plain
+    word: quotes, operators (AND, NEAR, -, *) and column names (title:) mean nothing."""
+    words = re.findall(r"\w+", query)
+    if not words:
+        raise ValueError(f"the query {query!r} has no words to search for")
+    return words
+
+
+async def search_pages(
+    connection: AsyncConnection,
+    query: str,
+    *,
+    limit: int = 10,
+    min_relevance: float | None = None,
+    host: str | None = None,
+) -> list[SearchHit]:
+    """The pages matching every word of `query`, best first (see the module's score)."""
+    if limit < 1:
+        raise ValueError(f"the limit of hits must be at least 1, not {limit}")
+    words = query_words(query)
+    return await connection.run_sync(_search, words, limit, min_relevance, host)
+
+
+def _search(
+    connection: Connection,
+    words: list[str],
+    limit: int,
+    min_relevance: float | None,
+    host: str | None,
+) -> list[SearchHit]:
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        match: str = " ".join(f'"{word}"' for word in words)  # \w+ holds no quote
+        statement = (
+            f"SELECT u.id, u.url, u.title, u.relevance, u.host, "
+            f"-bm25({SEARCH_TABLE}, {TITLE_WEIGHT}, 1.0) AS text_rank "
+            f"FROM {SEARCH_TABLE} JOIN urls AS u ON u.id = {SEARCH_TABLE}.rowid "
+            f"WHERE {SEARCH_TABLE} MATCH :match"
+        )
+    else:
+        match = " ".join(words)
+        statement = (
+            "SELECT u.id, u.url, u.title, u.relevance, u.host, "
+            "ts_rank_cd(s.document, plainto_tsquery('english', :match)) AS text_rank "
+            f"FROM {SEARCH_TABLE} AS s JOIN urls AS u ON u.id = s.url_id "
+            "WHERE s.document @@ plainto_tsquery('english', :match)"
+        )
+    values: dict[str, Any] = {"match": match, "candidates": max(CANDIDATES, 10 * limit)}
+    if min_relevance is not None:
+        statement += " AND u.relevance >= :min_relevance"
+        values["min_relevance"] = min_relevance
+    if host is not None:
+        statement += " AND u.host = :host"
+        values["host"] = host
+    statement += " ORDER BY text_rank DESC LIMIT :candidates"
+    candidates = connection.execute(text(statement), values).all()
+    if not candidates:
+        return []
+    best = max(row.text_rank for row in candidates) or 1.0
+    scored = sorted(
+        ((row.text_rank / best * _relevance_weight(row.relevance), row) for row in candidates),
+        key=lambda pair: (-pair[0], pair[1].id),
+    )[:limit]
+    snippets = _snippets(connection, match, [row.id for _, row in scored])
+    return [
+        SearchHit(
+            url=row.url,
+            title=row.title,
+            host=row.host,
+            relevance=row.relevance,
+            score=score,
+            text_rank=row.text_rank,
+            snippet=snippets.get(row.id, ""),
+        )
+        for score, row in scored
+    ]
+
+
+def _relevance_weight(relevance: float | None) -> float:
+    bounded = min(max(relevance or 0.0, 0.0), 1.0)
+    return RELEVANCE_BASE + (1 - RELEVANCE_BASE) * bounded
+
+
+def _snippets(connection: Connection, match: str, ids: list[int]) -> dict[int, str]:
+    """A passage of each page's text around the query's words, the words marked."""
+    if connection.dialect.name == "sqlite":
+        statement = text(
+            f"SELECT rowid, snippet({SEARCH_TABLE}, 1, '{MARK_START}', '{MARK_END}', '…', "
+            f"{SNIPPET_WORDS}) FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH :match "
+            "AND rowid IN :ids"
+        )
+    else:
+        options = (
+            f"StartSel={MARK_START}, StopSel={MARK_END}, MaxWords={SNIPPET_WORDS}, "
+            f'MinWords={SNIPPET_WORDS // 2}, MaxFragments=2, FragmentDelimiter=" … "'
+        )
+        statement = text(
+            "SELECT url_id, ts_headline('english', body, plainto_tsquery('english', :match), "
+            f"'{options}') FROM {SEARCH_TABLE} WHERE url_id IN :ids"
+        )
+    statement = statement.bindparams(bindparam("ids", expanding=True))
+    rows = connection.execute(statement, {"match": match, "ids": ids}).all()
+    return {url_id: snippet for url_id, snippet in rows}
