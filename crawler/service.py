@@ -17,6 +17,7 @@ import storage
 from crawler import __version__
 from crawler.config import CrawlConfig
 from crawler.cores import compute_on_the_calling_thread
+from crawler.counts import Counts
 from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
 from crawler.engine.leases import HostLeases, default_daemon_id
 from crawler.engine.pool_control import PoolControl
@@ -311,9 +312,10 @@ async def _report_progress(engine: Engine, stream: TextIO | None, interval: floa
     while True:
         await asyncio.sleep(period)
         summary = engine.summary
+        counts = Counts.of(summary.outcomes, relevant=summary.relevant)
         elapsed = time.monotonic() - started
         line = (
-            f"pages {summary.fetched}  relevant {summary.relevant}  "
+            f"pages {counts.pages}  relevant {counts.relevant}  "
             f"frontier {len(engine.frontier)}  in flight {engine.in_flight}  "
             f"{summary.fetched / elapsed:.1f} pages/s"
         )

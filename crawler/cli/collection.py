@@ -50,7 +50,13 @@ def _export(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from crawler.reporting.collection import format_sources, format_status, status, top_sources
+    from crawler.reporting.collection import (
+        format_sources,
+        format_status,
+        status,
+        status_counts,
+        top_sources,
+    )
 
     async def read() -> tuple[Any, Any]:
         report = await status(args.db, relevance_threshold=args.relevance_threshold)
@@ -58,7 +64,18 @@ def _status(args: argparse.Namespace) -> int:
 
     report, sources = asyncio.run(read())
     if args.json:
-        print(json.dumps({**asdict(report), "top_sources": [asdict(s) for s in sources]}))
+        counts = status_counts(report)
+        print(
+            json.dumps(
+                {
+                    **asdict(report),
+                    "visited": counts.visited,
+                    "redirects_to_fetched": counts.redirects_to_fetched,
+                    "errors": counts.errors,  # redirects to pages fetched already are not
+                    "top_sources": [asdict(s) for s in sources],
+                }
+            )
+        )
         return 0
     print(format_status(report))
     if sources:

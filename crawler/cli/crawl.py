@@ -6,10 +6,15 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
 from crawler.config.reference import add_setting_flags, flag_names
+from crawler.counts import WIDTH, Counts
+from crawler.reporting.units import duration
+
+if TYPE_CHECKING:
+    from crawler.engine.summary import CrawlSummary
 
 
 # run's flags, by setting name; each is passed on only when given
@@ -123,16 +128,32 @@ def _run(args: argparse.Namespace) -> int:
     summary = asyncio.run(run_crawl(config, progress=sys.stderr))
     if sys.stderr.isatty():
         sys.stderr.write("\n")
-    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items())) or "none"
-    print(
-        f"stopped: {summary.stop_reason}\n"
-        f"visited {summary.fetched} URLs in {summary.seconds:.1f} s "
-        f"({summary.fetched / max(summary.seconds, 1e-9):.1f}/s), "
-        f"{summary.relevant} relevant\n"
-        f"outcomes: {outcomes}\n"
-        f"frontier left: {summary.frontier}"
-    )
+    print(format_summary(summary))
     return 0
+
+
+# why a crawl ended, in words (the engine's stop reasons)
+STOP_REASONS = {
+    "duration": "its duration ran out",
+    "max_pages": "it reached max_pages",
+    "frontier exhausted": "nothing is left to fetch",
+    "stopped": "asked to stop (a signal)",
+}
+
+
+def format_summary(summary: CrawlSummary) -> str:
+    """What a run did, as `crawler run` prints it at its end."""
+    counts = Counts.of(summary.outcomes, relevant=summary.relevant)
+    rate = summary.fetched / max(summary.seconds, 1e-9)
+    lines = [
+        f"ended after {duration(summary.seconds)}: "
+        f"{STOP_REASONS.get(summary.stop_reason, summary.stop_reason)}",
+        *counts.total_lines(),
+        f"{'visits a second':<{WIDTH}}{rate:.1f}",
+        f"{'frontier left':<{WIDTH}}{summary.frontier}",
+        *counts.error_lines(),
+    ]
+    return "\n".join(lines)
 
 
 def _healthcheck(args: argparse.Namespace) -> int:

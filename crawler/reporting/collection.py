@@ -14,6 +14,7 @@ from typing import IO, Any
 
 import storage
 from crawler.config import defaults
+from crawler.counts import WIDTH, Counts
 from crawler.telemetry.timeline import requests_per_page
 from policies.source_rates import change_rates
 
@@ -165,18 +166,23 @@ def format_sources(sources: list[SourceSummary]) -> str:
     return "\n".join(lines)
 
 
+def status_counts(report: storage.CrawlStatus) -> Counts:
+    """The crawl's counts (`crawler.counts`) from what the collection holds."""
+    return Counts.of({"ok": report.pages, **report.errors}, relevant=report.relevant_pages)
+
+
 def format_status(report: storage.CrawlStatus) -> str:
-    lines = [
-        f"pages fetched   {report.pages}",
-        f"relevant pages  {report.relevant_pages} (relevance >= {report.relevance_threshold})",
-        f"frontier        {report.frontier}",
-        f"hosts           {report.hosts}",
-        f"sources         {report.sources} (re-visited {report.revisits} times, "
-        f"{report.revisit_items} new URLs found)",
-    ]
+    counts = status_counts(report)
+    lines = counts.total_lines(relevant_at=report.relevance_threshold)
+    lines += [f"{'frontier':<{WIDTH}}{report.frontier}", f"{'hosts':<{WIDTH}}{report.hosts}"]
+    if report.sources:  # pages re-visited for what they publish: none without re-visits
+        lines.append(
+            f"{'sources':<{WIDTH}}{report.sources} (re-visited {report.revisits} times, "
+            f"{report.revisit_items} new URLs found)"
+        )
     if report.requests_per_page is not None:
         lines.append(
-            f"requests/page   {report.requests_per_page:.3f} (robots.txt, redirects and "
+            f"{'requests/page':<{WIDTH}}{report.requests_per_page:.3f} (robots.txt, redirects and "
             "retries beyond one a page)"
         )
     if report.daemons:
@@ -195,9 +201,5 @@ def format_status(report: storage.CrawlStatus) -> str:
                 f"{daemon.pages_per_second:>8.1f} {daemon.hosts_held:>6}  "
                 f"{max(now - daemon.heartbeat_at, 0.0):.0f} s ago"
             )
-    if report.errors:
-        lines.append("errors")
-        lines.extend(f"  {kind:<20} {count}" for kind, count in report.errors.items())
-    else:
-        lines.append("errors          none")
+    lines.extend(counts.error_lines())
     return "\n".join(lines)

@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from crawler.counts import LABELS, Counts
 from crawler.errors import MissingExtra
 from crawler.reporting.history import CrawlHistory, harvest_rate
+from crawler.reporting.units import duration
 from crawler.telemetry.timeline import requests_per_page
 from policies.quality import schedule_performance, upper_bound
 
@@ -60,19 +62,24 @@ def summary(
     truth_threshold: float = DEFAULT_TRUTH_THRESHOLD,
 ) -> dict[str, Any]:
     scored = history.relevance[~np.isnan(history.relevance)]
+    counts = Counts.of(
+        history.outcomes, relevant=int(np.sum(scored >= history.relevance_threshold))
+    )
     result: dict[str, Any] = {
         "topic": history.topic,
-        "pages fetched": len(history.urls),
-        "relevant pages (score >= threshold)": int(np.sum(scored >= history.relevance_threshold)),
-        "relevance threshold": history.relevance_threshold,
+        LABELS["visited"]: counts.visited,
+        LABELS["pages"]: counts.pages,
+        f"{LABELS['relevant']} (score >= threshold)": counts.relevant,
+        "relevance threshold": f"{history.relevance_threshold:.3f}",
+        LABELS["redirects_to_fetched"]: counts.redirects_to_fetched,
         "runs": len({sample.values.get("run") for sample in history.timeline}),
     }
     per_page = requests_per_page(history.timeline)
     if per_page is not None:
         result["HTTP requests per page stored"] = round(per_page, 3)
     if len(history.fetched_at):
-        result["hours from first to last fetch"] = round(
-            float(history.fetched_at[-1] - history.fetched_at[0]) / 3600, 3
+        result["time from first to last fetch"] = duration(
+            float(history.fetched_at[-1] - history.fetched_at[0])
         )
     if truth is not None:
         fetched = history.truth(truth)

@@ -17,6 +17,7 @@ from prometheus_client import (
     ProcessCollector,
 )
 
+from crawler.counts import is_page
 from crawler.outcomes import Outcome
 
 FETCH_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
@@ -37,6 +38,11 @@ class CrawlerMetrics:
                 self.fetches.labels(outcome=outcome.value)
         self.response_bytes = Counter(
             "crawler_response_bytes", "Body bytes read from responses", registry=registry
+        )
+        self.pages_fetched = Counter(
+            "crawler_pages_fetched",
+            "Visits that stored an answer without error (crawler.counts)",
+            registry=registry,
         )
         self.pages_stored = Counter(
             "crawler_pages_stored", "Fetch results committed to the collection", registry=registry
@@ -236,3 +242,5 @@ class CrawlerMetrics:
 
     def observe_outcome(self, outcome: Outcome) -> None:
         self.fetches.labels(outcome=outcome.value).inc()
+        if is_page(outcome):  # never retried: counted once, as the summary counts it
+            self.pages_fetched.inc()

@@ -140,7 +140,8 @@ def test_export_to_a_file_and_status_as_json(
     capsys.readouterr()
     assert main(["status", "--db", crawled, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["pages"] + sum(report["errors"].values()) == 60
+    assert report["visited"] == 60
+    assert report["pages"] + report["redirects_to_fetched"] + sum(report["errors"].values()) == 60
     assert report["frontier"] > 0
     assert report["hosts"] == 2
     assert 0 < report["relevant_pages"] < report["pages"]
