@@ -30,13 +30,13 @@ def __getattr__(name: str) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from crawler.cli import collection, crawl, experiment, report, research, testbed
+    from crawler.cli import collection, crawl, experiment, report, research, search, testbed
 
     parser = argparse.ArgumentParser(prog="crawler", description=__doc__)
     parser.add_argument("--version", action="version", version=f"crawler {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (crawl, collection, report, research, experiment, testbed):
+    for group in (crawl, collection, search, report, research, experiment, testbed):
         group.add_commands(commands)
     return parser
 
