@@ -20,6 +20,17 @@ __all__ = ["build_parser", "config_from_args", "main"]
 
 log = logging.getLogger(__name__)
 
+DESCRIPTION = """\
+Crawl the web towards a topic: give seed URLs and a topic, and the crawler fetches
+politely, scores every page against the topic and keeps what it finds in a database
+you can watch, search and export.
+
+  crawler demo                                    try it on a synthetic web, here
+  crawler run --seed URL --topic TEXT             crawl (crawl.db in this directory)
+  crawler status | export | report                what a crawl found
+
+`crawler COMMAND --help` says more of each command."""
+
 
 def __getattr__(name: str) -> Any:
     if name == "config_from_args":
@@ -32,7 +43,9 @@ def __getattr__(name: str) -> Any:
 def build_parser() -> argparse.ArgumentParser:
     from crawler.cli import collection, crawl, experiment, report, research, search, testbed
 
-    parser = argparse.ArgumentParser(prog="crawler", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="crawler", description=DESCRIPTION, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"crawler {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     commands = parser.add_subparsers(dest="command", required=True)

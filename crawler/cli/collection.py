@@ -15,14 +15,22 @@ from crawler.cli.options import add_db_option
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     export = commands.add_parser("export", help="write the collection as JSON lines or CSV")
     add_db_option(export)
-    export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
-    export.add_argument("--min-relevance", type=float)
+    export.add_argument(
+        "--format", choices=("jsonl", "csv"), default="jsonl", help="JSON lines or CSV"
+    )
+    export.add_argument(
+        "--min-relevance", type=float, help="only pages scored at least this (0..1)"
+    )
     export.add_argument("--out", type=Path, help="file to write (default: standard output)")
 
     export.set_defaults(handler=_export)
     status = commands.add_parser("status", help="summarise a crawl")
     add_db_option(status)
-    status.add_argument("--relevance-threshold", type=float)
+    status.add_argument(
+        "--relevance-threshold",
+        type=float,
+        help="relevance from which a page counts as relevant (default: the crawl's)",
+    )
     status.add_argument("--json", action="store_true", help="one JSON object")
 
     status.set_defaults(handler=_status)

@@ -27,8 +27,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     traversals.add_argument("--pages", type=int, default=5_000, help="the testbed's size")
     traversals.add_argument("--web-seed", type=int, default=0, help="the testbed's seed")
-    traversals.add_argument("--traversals", type=int, required=True)
-    traversals.add_argument("--policy", required=True, choices=names("traversal"))
+    traversals.add_argument(
+        "--traversals", type=int, required=True, help="times the policy crawls the graph"
+    )
+    traversals.add_argument(
+        "--policy", required=True, choices=names("traversal"), help="the traversal policy"
+    )
     traversals.add_argument(
         "--state",
         choices=STATES,
@@ -41,7 +45,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     traversals.add_argument(
         "--epsilon-decay", type=float, default=0.9, help="exploration's factor a traversal"
     )
-    traversals.add_argument("--seed", type=int, default=0)
+    traversals.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     traversals.add_argument("--json", action="store_true", help="one JSON object")
 
     traversals.set_defaults(handler=_experiment)

@@ -65,9 +65,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         help="CSV with a header xi,mu,Lambda (and optionally C), a source a line",
     )
     sources.add_argument("--budget", type=float, required=True, help="crawl cost a period (M)")
-    sources.add_argument("--periods", type=int, required=True)
+    sources.add_argument("--periods", type=int, required=True, help="periods to simulate")
     sources.add_argument(
-        "--policy", required=True, choices=("whittle", "greedy", "round-robin", "best", "lspe")
+        "--policy",
+        required=True,
+        choices=("whittle", "greedy", "round-robin", "best", "lspe"),
+        help="which sources to crawl each period",
     )
     sources.add_argument("--stochastic", action="store_true", help="eq. (19): random arrivals")
     sources.add_argument(
@@ -76,8 +79,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         default="crawled",
         help="what the policy sees in the stochastic model",
     )
-    sources.add_argument("--seed", type=int)
-    sources.add_argument("--start", choices=("zero", "u"), default="zero")
+    sources.add_argument("--seed", type=int, help="random seed (with --stochastic)")
+    sources.add_argument(
+        "--start",
+        choices=("zero", "u"),
+        default="zero",
+        help="each source's state at the start: 0, or its u (default zero)",
+    )
     sources.add_argument("--json", action="store_true", help="one JSON object")
 
     sources.set_defaults(handler=_simulate)

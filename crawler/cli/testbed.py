@@ -12,10 +12,19 @@ from crawler.cli.research import read_sources
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     testbed = commands.add_parser("testbed", help="serve a synthetic topical web on loopback")
-    testbed.add_argument("--port", type=int, default=8080)
-    testbed.add_argument("--seed", type=int, default=0)
-    testbed.add_argument("--pages", type=int, default=5000)
-    testbed.add_argument("--hosts", type=int, default=6)
+    testbed.add_argument(
+        "--port",
+        type=int,
+        default=8080,
+        help="port of every host, at 127.0.0.1, 127.0.0.2, ... (default 8080; 0: any free)",
+    )
+    testbed.add_argument(
+        "--seed", type=int, default=0, help="random seed: the same seed, the same web"
+    )
+    testbed.add_argument("--pages", type=int, default=5000, help="pages in all (default 5000)")
+    testbed.add_argument(
+        "--hosts", type=int, default=6, help="hosts the pages are spread over (default 6)"
+    )
     testbed.add_argument(
         "--latency", type=float, default=0.0, help="mean seconds before each page is served"
     )
