@@ -1,9 +1,15 @@
 """Host names resolved without blocking the event loop, each answer kept for its TTL.
 
-Lookups go through c-ares (aiodns), on the event loop: no thread is taken for them, and
-the answers carry their TTLs, which aiohttp's own resolvers drop (its cache keeps every
-answer a fixed time). Without `nameservers` c-ares reads the system's configuration
-(/etc/resolv.conf, /etc/hosts); with them ("HOST" or "HOST:PORT") it asks those alone,
+Lookups go through c-ares (aiodns): its one thread waits for every lookup at once and
+hands the answers to the event loop, and the answers carry their TTLs, which aiohttp's
+own resolvers drop (its cache keeps every answer a fixed time). aiohttp's threaded
+resolver holds a thread of the loop's pool (6 on 2 cores) for each lookup's whole round
+trip instead, which caps lookups at once at that pool: on loopback, where a round trip
+costs nothing, threads look up faster (docs/benchmarks.md), but across a network it is
+the round trip that counts, tens of milliseconds, and the cap.
+
+Without `nameservers` c-ares reads the system's configuration (/etc/resolv.conf,
+/etc/hosts); with them ("HOST" or "HOST:PORT") it asks those alone,
 which is how the tests and benchmarks point a crawl at a DNS server on loopback.
 
 - An answer is kept for its TTL, within [`MIN_TTL`, `MAX_TTL`]; a name that does not
