@@ -87,6 +87,7 @@ class ExportRecord:
     error: str | None
     warc_file: str | None = None
     warc_offset: int | None = None
+    text: str | None = None  # the page's main text, when asked for
 
 
 @dataclass(frozen=True, slots=True)

@@ -365,9 +365,10 @@ async def get_meta(connection: AsyncConnection) -> dict[str, str]:
 
 
 async def iter_export(
-    connection: AsyncConnection, *, min_relevance: float | None = None
+    connection: AsyncConnection, *, min_relevance: float | None = None, text: bool = False
 ) -> AsyncIterator[ExportRecord]:
-    """Every fetched (or refused) URL, in the order they were discovered."""
+    """Every fetched (or refused) URL, in the order they were discovered; with `text`,
+    each with its page's main text (None where none was stored)."""
     query = (
         select(
             UrlRow.url,
@@ -390,9 +391,14 @@ async def iter_export(
     )
     if min_relevance is not None:
         query = query.where(UrlRow.relevance >= min_relevance)
+    if text:
+        query = query.add_columns(PageText.text).outerjoin(PageText, PageText.url_id == UrlRow.id)
     result = await connection.stream(query.execution_options(yield_per=1000))
     async for row in result:
-        record = ExportRecord(**row._mapping)
+        values = dict(row._mapping)
+        if text and values["text"] is not None:
+            values["text"] = zlib.decompress(values["text"]).decode()
+        record = ExportRecord(**values)
         if record.fetched_at is not None and record.fetched_at.tzinfo is None:
             # SQLite keeps no offset; everything is written in UTC
             record = dataclasses.replace(record, fetched_at=record.fetched_at.replace(tzinfo=UTC))

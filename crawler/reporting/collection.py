@@ -6,7 +6,7 @@ import csv
 import dataclasses
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +34,9 @@ EXPORT_FIELDS = (
     "warc_file",
     "warc_offset",
 )
-EXPORT_FORMATS = ("jsonl", "csv")
+EXPORT_FORMATS = ("jsonl", "csv", "parquet")
+TEXT_FORMATS = ("jsonl", "csv")  # written to a stream of text; Parquet to a file
+RELEVANCE_DIGITS = 4
 # what makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -50,31 +52,89 @@ def check_database_exists(db: str) -> None:
         raise storage.StorageError(f"no crawl database at {url.database!r}")
 
 
-def export_row(record: storage.ExportRecord) -> dict[str, Any]:
-    row = {name: getattr(record, name) for name in EXPORT_FIELDS}
+def export_row(record: storage.ExportRecord, *, text: bool = False) -> dict[str, Any]:
+    row = _record_values(record, text=text)
     if record.fetched_at is not None:
         row["fetched_at"] = record.fetched_at.isoformat(timespec="microseconds")
     return row
 
 
+def _record_values(record: storage.ExportRecord, *, text: bool) -> dict[str, Any]:
+    row = {name: getattr(record, name) for name in EXPORT_FIELDS}
+    if record.relevance is not None:
+        row["relevance"] = round(record.relevance, RELEVANCE_DIGITS)
+    if text:
+        row["text"] = record.text
+    return row
+
+
 async def export(
-    db: str, out: IO[str], *, fmt: str = "jsonl", min_relevance: float | None = None
+    db: str,
+    out: IO[str],
+    *,
+    fmt: str = "jsonl",
+    min_relevance: float | None = None,
+    text: bool = False,
 ) -> int:
-    """Write one record per fetched URL; return how many."""
+    """Write one record per fetched URL, with its page's main text if `text`, as JSON
+    lines or CSV; return how many."""
+    if fmt not in TEXT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r} for a stream (known: jsonl, csv)")
+    count = 0
+    with _writer(out, fmt, text) as write:
+        async for record in _records(db, min_relevance, text):
+            write(export_row(record, text=text))
+            count += 1
+    return count
+
+
+async def export_file(
+    db: str,
+    path: Path,
+    *,
+    fmt: str = "jsonl",
+    min_relevance: float | None = None,
+    text: bool = False,
+) -> int:
+    """As `export`, to a file, in any of EXPORT_FORMATS. It is written beside `path`
+    and renamed, so a failed export leaves no half file."""
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
+    partial = path.with_name(path.name + ".partial")
+    try:
+        if fmt == "parquet":
+            count = await _export_parquet(db, partial, min_relevance, text)
+        else:
+            with partial.open("w", encoding="utf-8", newline="") as out:
+                count = await export(db, out, fmt=fmt, min_relevance=min_relevance, text=text)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    partial.replace(path)
+    return count
+
+
+async def _export_parquet(db: str, path: Path, min_relevance: float | None, text: bool) -> int:
+    from crawler.reporting.parquet import check_available, write_parquet
+
+    check_available()  # before the database is read
+    rows = [_record_values(r, text=text) async for r in _records(db, min_relevance, text)]
+    return write_parquet(path, rows, text=text)
+
+
+async def _records(
+    db: str, min_relevance: float | None, text: bool
+) -> AsyncIterator[storage.ExportRecord]:
     check_database_exists(db)
     engine = storage.open_engine(db)
-    count = 0
     try:
-        with _writer(out, fmt) as write:
-            async with engine.connect() as connection:
-                async for record in storage.iter_export(connection, min_relevance=min_relevance):
-                    write(export_row(record))
-                    count += 1
+        async with engine.connect() as connection:
+            async for record in storage.iter_export(
+                connection, min_relevance=min_relevance, text=text
+            ):
+                yield record
     finally:
         await engine.dispose()
-    return count
 
 
 def _inert(value: Any) -> Any:
@@ -86,9 +146,10 @@ def _inert(value: Any) -> Any:
 
 
 @contextmanager
-def _writer(out: IO[str], fmt: str) -> Iterator[Any]:
+def _writer(out: IO[str], fmt: str, text: bool) -> Iterator[Any]:
     if fmt == "csv":
-        table = csv.DictWriter(out, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+        fields = (*EXPORT_FIELDS, "text") if text else EXPORT_FIELDS
+        table = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         table.writeheader()
         yield lambda row: table.writerow({name: _inert(value) for name, value in row.items()})
     else:
