@@ -69,7 +69,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     health.set_defaults(handler=_healthcheck)
     demo = commands.add_parser("demo", help="crawl a local testbed for a few seconds")
     demo.add_argument("--duration", type=float, default=20.0, help="seconds to crawl (default 20)")
-    demo.add_argument("--db", help="database URL (default: a new file in a temp directory)")
+    demo.add_argument(
+        "--db", help="the crawl's database (default crawler-demo.db, here); replaced at each demo"
+    )
     demo.set_defaults(handler=_demo)
 
 

@@ -93,7 +93,7 @@ async def test_crawling_the_ground_truths_seeds_file_crawls_every_host(
     assert {record.host.rsplit(":", 1)[0] for record in fetched} == set(bed.hostnames)
 
 
-async def test_the_testbed_and_demo_commands_run() -> None:
+async def test_the_testbed_and_demo_commands_run(tmp_path: Path) -> None:
     testbed = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -126,6 +126,7 @@ async def test_the_testbed_and_demo_commands_run() -> None:
         "3",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
+        cwd=tmp_path,  # where it keeps its database
     )
     out, _ = await asyncio.wait_for(demo.communicate(), 60)
     text = out.decode()
