@@ -1,4 +1,4 @@
-"""robots.txt per RFC 9309, parsed by protego and cached per host.
+"""robots.txt per RFC 9309, read by `crawler.net.robots_txt` and cached per host.
 
 2xx: the rules apply. 4xx (but 429): no rules, everything is allowed. 5xx, 429 or no
 answer: everything is disallowed, and the host is asked again after `retry` seconds.
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from protego import Protego
+from crawler.net.robots_txt import RobotsTxt
 
 MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 asks parsers to read at least 500 KiB
 MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
@@ -39,7 +39,7 @@ class RobotsEntry:
     status: int | None  # None: no answer at all
     body: str | None
     fetched_at: float  # unix seconds
-    rules: Protego | None
+    rules: RobotsTxt | None
 
     @property
     def available(self) -> bool:
@@ -65,7 +65,7 @@ class RobotsCache:
     def store(self, host: str, status: int | None, body: str | None, now: float) -> RobotsEntry:
         rules = None
         if status is not None and 200 <= status < 300 and body:
-            rules = Protego.parse(body)
+            rules = RobotsTxt.parse(body)
         entry = RobotsEntry(status=status, body=body, fetched_at=now, rules=rules)
         self._entries[host] = entry
         return entry
@@ -80,7 +80,7 @@ class RobotsCache:
     def verdict(self, entry: RobotsEntry, url: str) -> Verdict:
         if not entry.available:
             return Verdict.UNAVAILABLE
-        if entry.rules is None or entry.rules.can_fetch(url, self.token):
+        if entry.rules is None or entry.rules.allowed(url, self.token):
             return Verdict.ALLOW
         return Verdict.DISALLOW
 
@@ -88,4 +88,4 @@ class RobotsCache:
         if entry.rules is None:
             return 0.0
         delay = entry.rules.crawl_delay(self.token)
-        return float(delay) if delay is not None else 0.0
+        return delay if delay is not None else 0.0
