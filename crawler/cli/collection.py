@@ -16,8 +16,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     export = commands.add_parser("export", help="write the collection as JSON lines or CSV")
     add_db_option(export)
     export.add_argument(
-        "--format", choices=("jsonl", "csv"), default="jsonl", help="JSON lines or CSV"
+        "--format",
+        choices=("jsonl", "csv", "parquet"),
+        default="jsonl",
+        help="JSON lines, CSV or Parquet (a file: give --out; needs the extra parquet)",
     )
+    export.add_argument("--text", action="store_true", help="add each page's main text")
     export.add_argument(
         "--min-relevance", type=float, help="only pages scored at least this (0..1)"
     )
@@ -37,20 +41,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def _export(args: argparse.Namespace) -> int:
-    from crawler.reporting.collection import export
+    from crawler.errors import SettingsError
+    from crawler.reporting.collection import export, export_file
 
-    if args.out is None:
-        count = asyncio.run(
-            export(args.db, sys.stdout, fmt=args.format, min_relevance=args.min_relevance)
-        )
+    options = {"fmt": args.format, "min_relevance": args.min_relevance, "text": args.text}
+    if args.out is not None:
+        count = asyncio.run(export_file(args.db, args.out, **options))
+    elif args.format == "parquet":
+        raise SettingsError("--format parquet writes a file: give it with --out")
     else:
-        # write beside the target and rename, so a failed export leaves no half file
-        partial = args.out.with_name(args.out.name + ".partial")
-        with partial.open("w", encoding="utf-8", newline="") as out:
-            count = asyncio.run(
-                export(args.db, out, fmt=args.format, min_relevance=args.min_relevance)
-            )
-        partial.replace(args.out)
+        count = asyncio.run(export(args.db, sys.stdout, **options))
     print(f"exported {count} records", file=sys.stderr)
     return 0
 

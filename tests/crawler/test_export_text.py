@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler.cli import main
 from crawler.errors import MissingExtra
 from crawler.reporting.collection import export, export_file
 from tests.crawler.helpers import crawl, html, serving, site
@@ -72,3 +73,19 @@ async def test_parquet_without_pyarrow_is_an_error_naming_the_extra(
     with pytest.raises(MissingExtra, match=r"topical-crawler\[parquet\]"):
         await export_file(crawled, target, fmt="parquet")
     assert not target.exists()
+
+
+def test_the_export_command_takes_text_and_parquet(
+    crawled: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "--db", crawled, "--text"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert BODY in rows[0]["text"]
+    with pytest.raises(SystemExit) as exited:  # Parquet is a file's format
+        main(["export", "--db", crawled, "--format", "parquet"])
+    assert exited.value.code == 2
+    assert "--out" in capsys.readouterr().err
+    pytest.importorskip("pyarrow")
+    target = tmp_path / "pages.parquet"
+    assert main(["export", "--db", crawled, "--format", "parquet", "--out", str(target)]) == 0
+    assert target.read_bytes().startswith(b"PAR1")
