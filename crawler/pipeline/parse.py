@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from yarl import URL
 from crawler.errors import ContentError
 from crawler.net.scope import LinkScope
 from crawler.net.urls import BadUrlError, LinkResolver, canonicalize, host_key
+from crawler.pipeline.encoding import UTF_16BE, UTF_16LE, decoded, sniff
 from crawler.pipeline.nesting import cap_nesting
 from policies.terms import TermCounts, TermHasher, link_text
 
@@ -34,11 +34,7 @@ MAX_HEADINGS_CHARS = 300
 ITEM_TAGS = frozenset({"li", "tr", "dt", "dd"})  # an entry of a list, table or glossary
 ITEM_DEPTH = 4  # levels above a link where its entry is looked for
 MAX_ROW_CHARS = 400  # a table row longer than this is a page's layout, not an entry
-SNIFF_BYTES = 4096  # where a <meta charset> is looked for
-
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
-)
+SNIFF_BYTES = 4096  # where NUL bytes mark a binary body
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,21 +65,13 @@ class PageAnalysis:
 
 
 def decode(body: bytes, header_charset: str | None) -> str:
-    """Text of an HTML body: the header's charset, else <meta charset>, else UTF-8."""
-    if b"\x00" in body[:SNIFF_BYTES]:
+    """Text of an HTML body, in the encoding the HTML standard's sniffing finds
+    (`crawler.pipeline.encoding`): a byte order mark, the header's charset, a <meta>."""
+    name, start = sniff(body, header_charset)
+    # NUL bytes mark a binary body, but in UTF-16, where every ASCII character has one
+    if name not in (UTF_16LE, UTF_16BE) and b"\x00" in body[:SNIFF_BYTES]:
         raise ContentError("binary body (NUL bytes)")
-    for candidate in (header_charset, _meta_charset(body)):
-        if candidate:
-            # an unknown label, or a codec that is not a text encoding (base64, rot13,
-            # zlib_codec, idna): decoding refuses both
-            with contextlib.suppress(LookupError, UnicodeError):
-                return body.decode(candidate, errors="replace")
-    return body.decode("utf-8", errors="replace")
-
-
-def _meta_charset(body: bytes) -> str | None:
-    match = _META_CHARSET.search(body[:SNIFF_BYTES])
-    return match.group(1).decode("ascii", errors="ignore") if match else None
+    return decoded(body, name, start)
 
 
 def _robots_directives(value: str | None) -> set[str]:

@@ -119,11 +119,12 @@ def test_meta_robots_and_x_robots_tag(
     assert len(page.links) == (0 if nofollow else 1)
 
 
-def test_charset_from_the_header_then_meta_then_utf8() -> None:
+def test_charset_from_the_header_then_meta_then_the_fallback() -> None:
     latin = "<title>café</title>".encode("latin-1")
     assert "café" in decode(latin, "iso-8859-1")
-    assert "café" in decode(b'<meta charset="latin-1">' + latin, None)
-    assert "caf\ufffd" in decode(latin, None)  # undecodable bytes are replaced, not fatal
+    assert "café" in decode(b'<meta charset="latin1">' + latin, None)
+    assert "café" in decode(latin, None)  # not UTF-8: windows-1252, as browsers fall back
+    assert "caf\ufffd" in decode(latin, "utf-8")  # undecodable bytes are replaced, not fatal
     assert "café" in decode("<p>café</p>".encode(), "no-such-charset")
 
 
