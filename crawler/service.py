@@ -9,7 +9,6 @@ import logging
 import signal
 import time
 from collections.abc import Awaitable
-from typing import TextIO
 
 from prometheus_client import CollectorRegistry
 
@@ -38,6 +37,7 @@ from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive
 from crawler.startup import check_seeds_reachable, open_archive, parse_seeds, record_start
+from crawler.telemetry.console import Console
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.metrics_server import MetricsServer
 from policies import TopicScorer, make_frontier_policy, make_pool_policy
@@ -50,7 +50,7 @@ async def run_crawl(
     *,
     registry: CollectorRegistry | None = None,
     handle_signals: bool = True,
-    progress: TextIO | None = None,
+    progress: Console | None = None,
 ) -> CrawlSummary:
     config.check_runnable()
     return_large_blocks()  # a big page's body leaves with it (crawler.memory)
@@ -304,9 +304,9 @@ def _stop_on_signals(engine: Engine, *, enabled: bool):  # type: ignore[no-untyp
             loop.remove_signal_handler(sig)
 
 
-async def _report_progress(engine: Engine, stream: TextIO | None, interval: float) -> None:
+async def _report_progress(engine: Engine, console: Console | None, interval: float) -> None:
     """A live line on a terminal; a log line every `interval` seconds otherwise."""
-    live = stream is not None and stream.isatty()
+    live = console is not None and console.live
     period = 1.0 if live else interval
     started = time.monotonic()
     while True:
@@ -320,8 +320,7 @@ async def _report_progress(engine: Engine, stream: TextIO | None, interval: floa
             f"{summary.fetched / elapsed:.1f} pages/s"
         )
         if live:
-            assert stream is not None
-            stream.write("\r" + line + " " * 4)
-            stream.flush()
+            assert console is not None
+            console.show_progress(line)
         else:
             log.info("progress: %s", line)

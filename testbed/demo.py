@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import sys
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry
@@ -16,6 +15,7 @@ import storage
 from crawler.config import CrawlConfig
 from crawler.counts import Counts
 from crawler.service import run_crawl
+from crawler.telemetry.console import Console
 from testbed.server import Testbed
 from testbed.web import WebSpec
 
@@ -31,7 +31,9 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-async def run_demo(*, duration: float, db: str | None, pages: int = DEMO_PAGES) -> int:
+async def run_demo(
+    *, duration: float, db: str | None, pages: int = DEMO_PAGES, console: Console | None = None
+) -> int:
     db = db or DEMO_DB
     port = free_port()
     async with Testbed(WebSpec(pages=pages)) as bed:
@@ -50,9 +52,11 @@ async def run_demo(*, duration: float, db: str | None, pages: int = DEMO_PAGES) 
             allow_private_networks=True,
             metrics_port=port,
         )
-        summary = await run_crawl(config, registry=CollectorRegistry(), progress=sys.stderr)
-        if sys.stderr.isatty():
-            sys.stderr.write("\n")
+        try:
+            summary = await run_crawl(config, registry=CollectorRegistry(), progress=console)
+        finally:
+            if console is not None:
+                console.end_progress()
         counts = Counts.of(summary.outcomes, relevant=summary.relevant)
         print(
             f"crawled for {summary.seconds:.1f} s: {counts.visited} URLs visited, "

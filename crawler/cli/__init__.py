@@ -47,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="crawler", description=DESCRIPTION, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"crawler {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log more: each fetch and decision"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
     commands = parser.add_subparsers(dest="command", required=True)
     for group in (crawl, collection, search, report, research, experiment, testbed):
         group.add_commands(commands)
@@ -59,8 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    level = logging.WARNING - 10 * min(args.verbose + 1, 2)
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from crawler.telemetry.console import Console
+    from crawler.telemetry.logs import log_to
+
+    level = logging.WARNING if args.quiet else logging.INFO - 10 * min(args.verbose, 1)
+    args.console = Console(sys.stderr)  # logs and the progress line, drawn by one writer
+    log_to(args.console, level=level)
     _warn_of_a_password(getattr(args, "db", None))
     try:
         return int(args.handler(args))

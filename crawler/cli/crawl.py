@@ -127,9 +127,10 @@ def _run(args: argparse.Namespace) -> int:
     from crawler.service import run_crawl
 
     config = config_from_args(args)
-    summary = asyncio.run(run_crawl(config, progress=sys.stderr))
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
+    try:
+        summary = asyncio.run(run_crawl(config, progress=args.console))
+    finally:
+        args.console.end_progress()
     print(format_summary(summary))
     return 0
 
@@ -176,4 +177,4 @@ def _healthcheck(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from testbed.demo import run_demo
 
-    return asyncio.run(run_demo(duration=args.duration, db=args.db))
+    return asyncio.run(run_demo(duration=args.duration, db=args.db, console=args.console))
