@@ -323,4 +323,5 @@ async def _report_progress(engine: Engine, console: Console | None, interval: fl
             assert console is not None
             console.show_progress(line)
         else:
-            log.info("progress: %s", line)
+            fields = {"pages": counts.pages, "relevant": counts.relevant}
+            log.info("progress: %s", line, extra={**fields, "frontier": len(engine.frontier)})

@@ -124,9 +124,13 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import logging
+
     from crawler.service import run_crawl
+    from crawler.telemetry.logs import log_to
 
     config = config_from_args(args)
+    log_to(args.console, level=logging.getLogger().level, log_format=config.log_format)
     try:
         summary = asyncio.run(run_crawl(config, progress=args.console))
     finally:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from crawler.config.settings import CrawlConfig
 
 FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop
+LOG_FORMATS = ("text", "json")
 REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
 _WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _DAEMON_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -68,6 +69,11 @@ def check(config: CrawlConfig) -> None:
         config.full_queue in FULL_QUEUE_POLICIES,
         "full_queue",
         f"must be one of {', '.join(FULL_QUEUE_POLICIES)} (got {config.full_queue!r})",
+    )
+    require(
+        config.log_format in LOG_FORMATS,
+        "log_format",
+        f"must be one of {', '.join(LOG_FORMATS)} (got {config.log_format!r})",
     )
     require(config.warc is None or bool(config.warc.strip()), "warc", "must name a directory")
     require(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from policies.relevance import DEFAULT_FEEDBACK_WEIGHT
 
 DB = "sqlite+aiosqlite:///crawl.db"
+LOG_FORMAT = "text"  # or "json" (crawler.config.checks.LOG_FORMATS)
 DB_OUTAGE_SECONDS = 60.0  # a database restart or fail-over the crawl waits out
 POLICY = "best-first"
 RELEVANCE_THRESHOLD = 0.1  # cosine at which a page counts as relevant (short topics score low)

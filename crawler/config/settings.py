@@ -10,7 +10,7 @@ that names it.
     politeness  each host's delay, concurrency, back-off and robots.txt
     pool        the fetcher pool's policy and the processor queue's behaviour when full
     revisits    re-visiting sources of new content
-    metrics     the /metrics and /healthz server, the progress lines
+    metrics     the /metrics and /healthz server, the progress lines, the logs' format
     warc        WARC files of every answer
     cluster     a crawl shared by several daemons on PostgreSQL (docs/cluster.md)
 """
@@ -253,6 +253,12 @@ class CrawlConfig:
         defaults.PROGRESS_INTERVAL,
         "metrics",
         "seconds between progress log lines when not on a terminal",
+    )
+    log_format: str = setting(
+        defaults.LOG_FORMAT,
+        "metrics",
+        "log lines as text, or json: one JSON object per event (time, level, logger, "
+        "message and the event's fields)",
     )
     # warc
     warc: str | None = setting(
