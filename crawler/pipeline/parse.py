@@ -23,6 +23,7 @@ from crawler.errors import ContentError
 from crawler.net.scope import LinkScope
 from crawler.net.urls import BadUrlError, LinkResolver, canonicalize, host_key
 from crawler.pipeline.encoding import UTF_16BE, UTF_16LE, decoded, sniff
+from crawler.pipeline.main_text import main_text
 from crawler.pipeline.nesting import cap_nesting
 from policies.terms import TermCounts, TermHasher, link_text
 
@@ -48,7 +49,7 @@ class Link:
 @dataclass(frozen=True, slots=True)
 class PageAnalysis:
     title: str | None
-    text: str
+    text: str  # the main text (`crawler.pipeline.main_text`)
     links: tuple[Link, ...]
     noindex: bool
     nofollow: bool
@@ -146,14 +147,17 @@ def analyze(
     ]
     tree.strip_tags(["script", "style", "noscript", "template"])
     body_node = tree.body
-    text = _clean(body_node.text(separator=" ")) if body_node is not None else ""
-    text = text[:MAX_TEXT_CHARS]
+    # relevance is scored on the whole body's text; the collection keeps the main text,
+    # or the whole text of a page that is all navigation (a site map)
+    whole = _clean(body_node.text(separator=" ")) if body_node is not None else ""
+    whole = whole[:MAX_TEXT_CHARS]
+    text = main_text(tree)[:MAX_TEXT_CHARS] or whole
 
     link_list = tuple(links.values())
     # one call for the page and its links: the vectorizer's overhead is per call
     counts = counter.count(
         [
-            f"{title or ''} {text}",
+            f"{title or ''} {whole}",
             *(link_text(link.anchor, link.url) for link in link_list),
             *(link.around for link in link_list),
         ]

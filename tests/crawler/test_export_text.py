@@ -39,6 +39,7 @@ async def test_export_with_text_adds_each_pages_text(crawled: str) -> None:
     rows = [json.loads(line) for line in with_text.getvalue().splitlines()]
     assert all("text" not in json.loads(line) for line in plain.getvalue().splitlines())
     assert BODY in rows[0]["text"]
+    assert "Menu" not in rows[0]["text"]  # the main text: no navigation
     assert rows[1]["text"] == "Sunlight and panels."
 
 
