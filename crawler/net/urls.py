@@ -1,8 +1,13 @@
-"""URL canonicalisation (through yarl); the crawl's scope is in `crawler.net.scope`.
+"""URL canonicalisation, on the URL Standard's parser (Ada, through ada-url); the crawl's
+scope is in `crawler.net.scope`.
 
-One page is one row: scheme and host lower-cased, default ports and fragments dropped,
-dot segments resolved, percent-encoding normalised, an empty path made "/", and session
-ids (`;jsessionid=...`, `?sid=...`, ...) removed, so one page is not a thousand URLs.
+An input is parsed, or resolved against its base, as browsers do (WHATWG URL: `\\` read
+as `/` in http(s) URLs, IPv4 numbers in any form, hosts mapped to punycode, dot segments
+resolved); one the standard rejects is a BadUrlError, never a guess. On top of the
+standard's form, one page is one row: the fragment and an empty query are dropped,
+escapes of unreserved characters decoded and the others upper-cased (`%7E` is `~`, `%2f`
+is `%2F`), and session ids (`;jsessionid=...`, `?sid=...`, ...) removed, so one page is
+not a thousand URLs. Only http(s) URLs are crawlable.
 
 A site's pages share most of their links (navigation, indexes), so a `LinkResolver`
 resolves each distinct href once for every page it means the same on, and `KnownUrls`
@@ -11,10 +16,10 @@ remembers the links already handed to storage, so that they cost nothing more.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass, field
 
+from ada_url import join_url, normalize_url
 from yarl import URL
 
 from crawler.errors import BadUrlError
@@ -27,75 +32,73 @@ SESSION_PARAMETERS = frozenset(
 RESOLVED_MEMORY = 2**14  # (place, href) answers a LinkResolver keeps, per generation
 KNOWN_URLS_MEMORY = 2**16  # URLs KnownUrls keeps, per generation (9 MB for both, full)
 
-# what yarl reads as a scheme: the characters before the first colon, all of these
-_SCHEME = re.compile(r"[A-Za-z0-9+.\-]+:")
+# what the URL Standard strips from both ends of an input: C0 controls and space
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+# a scheme: a letter, then letters, digits, `+`, `-` or `.`, and the colon
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 # a fragment that cannot make the URL bad, whatever the page: the page itself
 _PLAIN_FRAGMENT = re.compile(r"#[\w.~!$&'()*+,;=:@/?\-]*\Z", re.ASCII)
-# an authority of a host and a port at most, which yarl keeps (no userinfo, no IPv6)
+# an authority of a host and a port at most (no userinfo, no IPv6)
 _HOST_AND_PORT = r"//[A-Za-z0-9.\-]+(?::[0-9]*)?"
 _PLAIN_AUTHORITY = re.compile(rf"{_HOST_AND_PORT}(?=[/?#]|\Z)")
-# a relative path that yarl and canonicalize leave as it is, after its leading ../
+# a relative path that the standard and canonicalize leave as it is, after its leading ../
 _PLAIN_RELATIVE = re.compile(r"((?:\.\./)*)([\w~!$&'()*+,=@\-][\w.~!$&'()*+,=@/\-]*)\Z", re.ASCII)
 # the authority of an absolute URL or a network-path reference, as written
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 # where the path starts in `/path` or `//host/path` (a port at most): what follows it
 _ROOTED = re.compile(rf"(?:{_HOST_AND_PORT})?/")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
 def canonicalize(raw: str, base: URL | None = None) -> URL:
     """The canonical absolute form of `raw` (resolved against `base` if relative): a URL
-    whose every part yarl reads, or BadUrlError."""
-    raw = raw.strip()
+    the URL Standard reads, or BadUrlError."""
+    return URL(canonical(raw, None if base is None else str(base)), encoded=True)
+
+
+def canonical(raw: str, base: str | None = None) -> str:
+    """`canonicalize` as a string, `base` a URL as a string."""
+    raw = raw.strip(_C0_AND_SPACE)
     if not raw:
         raise BadUrlError("empty URL")
     if len(raw) > MAX_URL_LENGTH:
         raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
     try:
-        url = _canonical_url(raw, base)
-        length = len(str(url))  # yarl reads the port only here
-    except BadUrlError:
-        raise
-    except (ValueError, TypeError, LookupError) as error:  # yarl's, at any step
-        raise BadUrlError(f"unparseable URL: {error}") from error
-    if length > MAX_URL_LENGTH:
+        href = normalize_url(raw) if base is None else join_url(base, raw)
+    except ValueError as error:
+        if not _authority(raw) and _AUTHORITY.match(raw):
+            raise BadUrlError("URL has no host") from error
+        raise BadUrlError(f"unparseable URL: the URL Standard rejects {raw!r}") from error
+    url = _crawler_form(href)
+    if len(url) > MAX_URL_LENGTH:
         raise BadUrlError(f"URL longer than {MAX_URL_LENGTH} characters")
     return url
 
 
-def _canonical_url(raw: str, base: URL | None) -> URL:
-    url = URL(raw)
-    if base is not None:
-        url = base.join(url)  # an absolute URL stays as it is
-    if url.scheme not in CRAWLABLE_SCHEMES:
-        raise BadUrlError(f"not an http(s) URL: scheme {url.scheme or 'missing'!r}")
-    if not url.raw_host:
-        raise BadUrlError("URL has no host")
-    _check_host(url.raw_host, raw)
-    authority = url.raw_authority
-    if url.explicit_port is not None and url.is_default_port():
-        authority = authority.rsplit(":", 1)[0]
-    return URL.build(
-        scheme=url.scheme,
-        authority=authority,
-        path=_without_path_session(url.raw_path) or "/",
-        query_string=_without_query_session(url.raw_query_string),
-        encoded=True,
-    )  # without the fragment
+def _crawler_form(href: str) -> str:
+    """The crawler's form of an href the standard serialised: an http(s) URL without
+    fragment, empty query or session ids, its escapes normalised. In that form a `#` can
+    only start the fragment, a `?` the query, and the first `/` after `//` the path."""
+    scheme = href[: href.find(":")]
+    if scheme not in CRAWLABLE_SCHEMES:
+        raise BadUrlError(f"not an http(s) URL: scheme {scheme!r}")
+    href = href.split("#", 1)[0]
+    path_at = href.index("/", len(scheme) + 3)
+    path, _, query = href[path_at:].partition("?")
+    path = _normal_escapes(_without_path_session(path))
+    query = _normal_escapes(_without_query_session(query))
+    return f"{href[:path_at]}{path}?{query}" if query else f"{href[:path_at]}{path}"
 
 
-def _check_host(host: str, raw: str) -> None:
-    """Raises BadUrlError for a host in brackets that is no IPv6 address, which yarl
-    lets through: it fails on the URL's port later (`[::1.]`), or reads the name inside
-    an IPvFuture literal (`[v1.example]`) as the host."""
-    if ":" in host:
-        if "%" in host:  # a zone names an interface of the machine that reads the URL
-            raise BadUrlError(f"host [{host}] has a zone")
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError as error:
-            raise BadUrlError(f"host [{host}] is not an IPv6 address") from error
-    elif "[" in raw and "[" in _authority(raw):
-        raise BadUrlError(f"host [{host}] is not an IPv6 address")
+def _normal_escapes(part: str) -> str:
+    """`part` with the escapes of unreserved characters decoded and the others upper-cased."""
+    return _ESCAPE.sub(_normal_escape, part) if "%" in part else part
+
+
+def _normal_escape(escape: re.Match[str]) -> str:
+    char = chr(int(escape.group()[1:], 16))
+    return char if char in _UNRESERVED else escape.group().upper()
 
 
 def _authority(raw: str) -> str:
@@ -107,8 +110,8 @@ def _authority(raw: str) -> str:
 class LinkResolver:
     """`canonicalize(href, base)` as a string (None for a bad URL), for the hrefs of page
     after page, each distinct href resolved once for all the bases it means the same
-    against, in yarl's `URL.join`: a relative path against the base's origin and
-    directory, a path against its origin, an absolute URL or `//host/` against its
+    against, as the URL Standard resolves it: a relative path against the base's origin
+    and directory, a path against its origin, an absolute URL or `//host/` against its
     scheme. A fragment of plain characters is left out (a `#fragment` alone is the page
     itself); another scheme than http(s) is never crawlable; anything else (`?query`,
     control characters) is resolved against the whole base. The answers are kept in
@@ -129,10 +132,7 @@ class LinkResolver:
         ends = [at for at in (full.find(c, after_scheme) for c in "/?#") if at >= 0]
         origin = full[: min(ends, default=len(full))]
         path = url.raw_path
-        # yarl joins a relative path with a base path that ends in "/" as it is, with
-        # another one by its decoded segments: the directory alone does not say which
-        kind = "/" if path.endswith("/") else "" if not path else "."
-        directory = f"{origin}{path[: path.rfind('/') + 1]}\n{kind}"
+        directory = f"{origin}{path[: path.rfind('/') + 1]}"
         return Base(url, full, scheme, origin, directory)
 
     def resolve(self, href: str, base: Base) -> str | None:
@@ -142,8 +142,8 @@ class LinkResolver:
         return found  # type: ignore[return-value]
 
     def _resolve(self, href: str, base: Base) -> str | None:
-        href = href.strip()
-        if not href.isprintable():  # yarl drops tabs and newlines, and leading controls
+        href = href.strip(_C0_AND_SPACE)
+        if not href.isprintable():  # the standard drops tabs and newlines anywhere
             return self._resolved(base.full, href, base)
         at = href.find("#")
         if (
@@ -189,7 +189,7 @@ class LinkResolver:
         if key in self._old:
             resolved = self._old[key]
         else:
-            resolved = self._joined(href, base) if relative else _canonical(href, base.url)
+            resolved = self._joined(href, base) if relative else _canonical(href, base.full)
         self._new[key] = resolved
         if len(self._new) >= self.memory:
             self._old, self._new = self._new, {}
@@ -199,8 +199,9 @@ class LinkResolver:
         """A path from a root (`/path`, `//host/path`, `http://host/path`), `at` where
         the host or path starts: a plain path (no dot segment, nothing to quote, no
         session parameter, no query) is its root's canonical URL and the path, as the
-        canonical URL of `x` there shows; yarl resolves the others. On a large web most
-        links are new, and many absolute: each would cost yarl's parse, join and build."""
+        canonical URL of `x` there shows; the parser resolves the others. On a large web
+        most links are new, and many absolute: this costs a dictionary look-up, not a
+        parse and a canonical form."""
         root = _ROOTED.match(href, at)
         if root is not None and len(href) <= MAX_URL_LENGTH:
             path = href[root.end() :]
@@ -216,7 +217,7 @@ class LinkResolver:
     def _joined(self, href: str, base: Base) -> str | None:
         """A relative path: a plain one (no dot segment but leading `../`, nothing to
         quote, no session parameter) is its directory's canonical URL and the path,
-        as the canonical URL of `x` there shows; yarl resolves the others."""
+        as the canonical URL of `x` there shows; the parser resolves the others."""
         plain = _PLAIN_RELATIVE.match(href)
         if plain is not None:
             up, rest = plain.groups()
@@ -226,21 +227,21 @@ class LinkResolver:
                     joined = f"{model[:-1]}{rest}"
                     if len(joined) <= MAX_URL_LENGTH:
                         return joined
-        return _canonical(href, base.url)
+        return _canonical(href, base.full)
 
 
 _MISSING = object()
 
 
 def _has_host(href: str, at: int) -> bool:
-    """Whether `href` names a plain host at `at` (`//host`, a port at most): yarl joins
-    one without a host (`//`, `//@`) as a relative reference."""
+    """Whether `href` names a plain host at `at` (`//host`, a port at most): one with
+    userinfo, brackets or no host (`//`, `//@`) goes to the parser with the whole base."""
     return _PLAIN_AUTHORITY.match(href, at) is not None
 
 
-def _canonical(href: str, base: URL) -> str | None:
+def _canonical(href: str, base: str) -> str | None:
     try:
-        return str(canonicalize(href, base=base))
+        return canonical(href, base)
     except BadUrlError:
         return None
 
@@ -260,7 +261,7 @@ class Base:
     def itself(self) -> str | None:
         """The canonical URL of the page itself, as a link to `#fragment` names it."""
         if self._itself is _MISSING:
-            self._itself = _canonical("#", self.url)
+            self._itself = _canonical("#", self.full)
         return self._itself  # type: ignore[return-value]
 
 

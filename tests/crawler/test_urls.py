@@ -158,7 +158,7 @@ def test_a_resolver_answers_as_canonicalize_does(links: list[tuple[str, str]], m
         )
 
 
-def test_a_resolver_asks_yarl_once_for_a_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_resolver_asks_the_parser_once_for_a_directory(monkeypatch: pytest.MonkeyPatch) -> None:
     asked = []
 
     def canonical(href: str, base: URL) -> str | None:
@@ -189,3 +189,64 @@ def test_known_urls_remember_the_last_used_within_their_memory() -> None:
     assert "http://c.example/" in known
     assert "http://b.example/" not in known
     assert 1 not in known
+
+
+# The URL Standard's reading of what browsers meet in links (web-platform-tests' cases)
+STANDARD = [
+    # (href, base, canonical URL)
+    ("\\x", "http://example.org/foo/bar", "http://example.org/x"),  # a backslash is a slash
+    ("http:\\\\www.google.com\\foo", None, "http://www.google.com/foo"),
+    ("\\\\server\\file", "http://example.org/foo/bar", "http://server/file"),
+    ("http://0xffffffff", None, "http://255.255.255.255/"),  # IPv4 numbers in any form
+    ("http://192.168.257", None, "http://192.168.1.1/"),
+    ("http://0x7f.1/x", None, "http://127.0.0.1/x"),
+    ("http://0300.0250.0.1/", None, "http://192.168.0.1/"),
+    ("https:/example.com/", None, "https://example.com/"),  # one slash is enough
+    ("https:/example.com/", "http://example.org/foo/bar", "https://example.com/"),
+    ("///test", "http://example.org/foo/bar", "http://test/"),  # three are too
+    ("https://%e2%98%83", None, "https://xn--n3h/"),  # an escaped host to punycode
+    ("http://example.com/foo%", None, "http://example.com/foo%"),  # a stray % stays
+    ("http://example.com/%zz%41", None, "http://example.com/%zzA"),
+    ("http://example.com/?a b", None, "http://example.com/?a%20b"),  # spaces in a query
+    ("?q=a b", "http://example.org/foo/bar", "http://example.org/foo/bar?q=a%20b"),
+    ("h\tt\ntp://example.com/a\tb", None, "http://example.com/ab"),  # tabs, newlines dropped
+    ("1a:b", "http://example.org/foo/bar", "http://example.org/foo/1a:b"),  # no scheme
+    ("http://example.com/a/%2e%2E/b", None, "http://example.com/b"),  # escaped dot segments
+]
+
+
+@pytest.mark.parametrize(("href", "base", "expected"), STANDARD)
+def test_links_are_read_as_the_url_standard_reads_them(
+    href: str, base: str | None, expected: str
+) -> None:
+    base_url = None if base is None else URL(base, encoded=True)
+    assert str(canonicalize(href, base=base_url)) == expected
+    resolver = LinkResolver()
+    page = resolver.base(URL(base or "http://page.example/", encoded=True))
+    if base is not None or href.startswith("http"):
+        assert resolver.resolve(href, page) == expected
+
+
+REJECTED = [
+    "http://[1:2]/",  # never the host 1:2
+    "http://[::1]x/",
+    "http://a b/",
+    "http://exa%00mple.com/",
+    "http://example.com:65536/",
+    "http://1.2.3.4.5/",  # numbers that are no IPv4 address
+    "http://0x100000000/",
+    "http://%zz/",
+    "https://x x:12/",
+    "http://ex%ample.com/",
+]
+
+
+@pytest.mark.parametrize("href", REJECTED)
+def test_a_link_the_url_standard_rejects_is_dropped(href: str) -> None:
+    with pytest.raises(BadUrlError):
+        canonicalize(href)
+    base = URL("http://site.example/dir/page", encoded=True)
+    with pytest.raises(BadUrlError):
+        canonicalize(href, base=base)
+    resolver = LinkResolver()
+    assert resolver.resolve(href, resolver.base(base)) is None
