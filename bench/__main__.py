@@ -20,6 +20,8 @@ BENCHMARKS = {
     "many-hosts": ("manyhosts.py", "polite crawls of 1,000s of hosts on loopback, one nginx"),
     "cluster": ("cluster.py", "daemons sharing one crawl through PostgreSQL"),
     "page-cost": ("page_cost.py", "CPU of the processor's work on one real page"),
+    "links": ("links.py", "ns a resolved link on real pages, before and after the URL parser"),
+    "conformance": ("conformance.py", "URLs and robots.txt against the public test suites"),
     "frontier-memory": ("frontier_memory.py", "memory of the frontier's queue in memory"),
     "host-memory": ("host_state_memory.py", "memory of per-host state as hosts grow"),
     "example-report": ("example_report.py", "the README's example report"),
