@@ -18,6 +18,7 @@ from crawler.config import CrawlConfig
 from crawler.cores import compute_on_the_calling_thread
 from crawler.counts import Counts
 from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
+from crawler.engine.feedback import OnStored
 from crawler.engine.leases import HostLeases, default_daemon_id
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits, RevisitSettings
@@ -51,11 +52,18 @@ async def run_crawl(
     registry: CollectorRegistry | None = None,
     handle_signals: bool = True,
     progress: Console | None = None,
+    on_stored: OnStored | None = None,
+    tune_process: bool = True,
 ) -> CrawlSummary:
+    """Run a crawl to its end and say what it did. `on_stored` is told each page fetched
+    once it is committed; `tune_process` sets the process-wide tuning a crawler's own
+    process wants (the allocator, the garbage collector, BLAS threads), which a program
+    that runs a crawl among its other work may not."""
     config.check_runnable()
-    return_large_blocks()  # a big page's body leaves with it (crawler.memory)
-    collect_cycles_in_bulk()  # each 10,000 young objects, not 700 (crawler.memory)
-    compute_on_the_calling_thread()  # no BLAS thread spinning on a core (crawler.cores)
+    if tune_process:
+        return_large_blocks()  # a big page's body leaves with it (crawler.memory)
+        collect_cycles_in_bulk()  # each 10,000 young objects, not 700 (crawler.memory)
+        compute_on_the_calling_thread()  # no BLAS thread spinning on a core (crawler.cores)
     seeds = parse_seeds(config.seeds)
     guard = NetworkGuard(
         allow_private=config.allow_private_networks, allowed=config.allowed_networks
@@ -203,6 +211,7 @@ async def run_crawl(
                 drop_at_full_queue=config.full_queue == "drop",
                 frontier_memory=config.frontier_memory,
             ),
+            on_stored=on_stored,
         )
         server = None
         if config.metrics_port:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+from crawler.engine.feedback import OnStored
 from crawler.engine.host_wakeups import HostWakeups
 from crawler.engine.leases import HostLeases
 from crawler.engine.parts import EngineParts
@@ -88,6 +89,7 @@ class Engine:
         retry: storage.DatabaseRetry | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        on_stored: OnStored | None = None,
     ) -> None:
         self.db = db
         self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
@@ -132,6 +134,7 @@ class Engine:
             retry=self.retry,
             clock=clock,
             wall_clock=wall_clock,
+            on_stored=on_stored,
         )
         self._writer = parts.writer
         self.processing = parts.processing

@@ -9,12 +9,17 @@ holds a URL the database lacks.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
+import storage
 from crawler.engine.revisits import Revisits
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
 from crawler.pipeline.writer import Committed
 from crawler.telemetry.metrics import CrawlerMetrics
+
+# told each page fetched (its URL, its record) once its transaction has committed
+OnStored = Callable[[str, storage.FetchRecord], None]
 
 
 class CommitFeedback:
@@ -26,12 +31,14 @@ class CommitFeedback:
         revisits: Revisits,
         metrics: CrawlerMetrics,
         wake: asyncio.Event,
+        on_stored: OnStored | None = None,
     ) -> None:
         self.frontier = frontier
         self.fetched = fetched
         self.revisits = revisits
         self.metrics = metrics
         self.wake = wake  # new URLs may be ready: the dispatcher looks again
+        self.on_stored = on_stored  # a caller's: each page fetched, once committed
 
     def __call__(self, committed: list[Committed]) -> None:
         for item in committed:
@@ -50,6 +57,8 @@ class CommitFeedback:
                 self.frontier.raise_scores(item.raised, item.write.raise_known.score)
             self.metrics.links_discovered.inc(len(children))
             self._observe_revisit(item)
+            if self.on_stored is not None and record is not None and record.error is None:
+                self.on_stored(candidate.url, record)
         self.metrics.pages_stored.inc(len(committed))
         self.wake.set()
 

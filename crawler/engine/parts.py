@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
 from crawler.engine.checkpoints import Checkpoints
-from crawler.engine.feedback import CommitFeedback
+from crawler.engine.feedback import CommitFeedback, OnStored
 from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases
 from crawler.engine.pool_control import PoolControl
@@ -70,6 +70,7 @@ class EngineParts:
         retry: storage.DatabaseRetry,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        on_stored: OnStored | None = None,
     ) -> EngineParts:
         feedback = CommitFeedback(
             frontier=frontier,
@@ -77,6 +78,7 @@ class EngineParts:
             revisits=revisits,
             metrics=metrics,
             wake=wake,
+            on_stored=on_stored,
         )
         writer = StorageWriter(db, on_committed=feedback, archive=archive, retry=retry)
         processing = Processing(
