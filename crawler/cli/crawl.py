@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +11,7 @@ from crawler.config import ConfigError, CrawlConfig, build_config, read_toml
 from crawler.config.reference import add_setting_flags, flag_names
 from crawler.counts import WIDTH, Counts
 from crawler.reporting.units import duration
+from crawler.telemetry.healthcheck import add_arguments as add_health_arguments
 
 if TYPE_CHECKING:
     from crawler.engine.summary import CrawlSummary
@@ -63,8 +63,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     health = commands.add_parser(
         "healthcheck", help="ask a running crawler's /healthz on the port its settings name"
     )
-    health.add_argument("--config", type=Path, help="the crawl's TOML file of settings")
-    health.add_argument("--timeout", type=float, default=4.0, help="seconds to wait (default 4)")
+    add_health_arguments(health)
 
     health.set_defaults(handler=_healthcheck)
     demo = commands.add_parser("demo", help="crawl a local testbed for a few seconds")
@@ -164,18 +163,9 @@ def format_summary(summary: CrawlSummary) -> str:
 
 
 def _healthcheck(args: argparse.Namespace) -> int:
-    from crawler.telemetry.healthcheck import check_health, health_url
+    from crawler.telemetry.healthcheck import check_crawler
 
-    config = build_config(file_values=read_toml(args.config) if args.config else {})
-    url = health_url(config)
-    if url is None:
-        print("metrics_port is 0: no /healthz to ask", file=sys.stderr)
-        return 0
-    problem = check_health(url, timeout=args.timeout)
-    if problem is not None:
-        print(f"crawler: unhealthy: {problem}", file=sys.stderr)
-        return 1
-    return 0
+    return check_crawler(args.config, timeout=args.timeout)
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -48,7 +48,7 @@ def test_the_dockerfile_passes_hadolint(tmp_path: Path) -> None:
     checked = run(hadolint, str(DEPLOY / "Dockerfile"))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     text = (DEPLOY / "Dockerfile").read_text()
-    assert re.search(r"^FROM python:3\.\d+-slim$", text, re.M)
+    assert re.search(r"^FROM python:3\.\d+\.\d+-slim-bookworm(@sha256:[0-9a-f]{64})?$", text, re.M)
     assert re.search(r"^USER \d+$", text, re.M)  # not root
     assert "HEALTHCHECK" in text
     assert "/healthz" in text

@@ -30,6 +30,8 @@ def image_healthcheck(config: Path) -> list[str]:
     argv = [str(config) if arg == MOUNTED_CONFIG else arg for arg in argv]
     if argv[0] == "crawler":
         argv[0] = str(Path(sys.executable).parent / "crawler")
+    elif argv[0] == "python":
+        argv[0] = sys.executable
     return argv
 
 
