@@ -4,7 +4,8 @@ Rules on the lexbor tree the page was parsed into (`crawler.pipeline.parse`), ch
 on documentation as Debian ships it (Sphinx, DocBook, texinfo) and measured in
 `bench/main_text.py`:
 - the page's main element (`main`, `[role=main]`, Sphinx's `div.body`) when it has one
-  and it holds text, else the body;
+  and it holds text, else the body (the rules below are applied within it only: the
+  navigation beside it is left out already, and a smaller tree costs less to search);
 - without the elements that are navigation by their tag (`nav`, `header`, `footer`,
   `aside`), their role, the classes of the generators met (Sphinx's `div.related`,
   `div.sphinxsidebar`, `div.footer`; DocBook's `div.navheader`, `div.navfooter`;
@@ -20,29 +21,47 @@ main-content mode keeps DocBook's navigation tables.
 
 from __future__ import annotations
 
-import re
-
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 MAIN_SELECTOR = "main, [role=main], div.body"
-BOILERPLATE_SELECTOR = ", ".join(
+BOILERPLATE_TAGS = frozenset({"nav", "header", "footer", "aside"})
+BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
+BOILERPLATE_CLASSES = frozenset(  # of a div
+    {
+        "related",  # Sphinx
+        "sphinxsidebar",
+        "footer",
+        "navheader",  # DocBook
+        "navfooter",
+        "header",  # texinfo
+        "nav-panel",
+    }
+)
+# a container whose class or id names navigation ("navbar", "main-menu", "site-footer",
+# "toc"); inline elements are left alone: Sphinx marks a menu path in the text as
+# span.menuselection
+NAMED_CONTAINERS = frozenset({"div", "section", "ul", "ol", "table", "td"})
+NAVIGATION_NAMES = ("nav", "menu", "footer", "sidebar", "breadcrumb")
+LINK_BLOCKS = frozenset({"ul", "ol", "table", "dl"})
+# every element a rule may drop, found in one walk of the tree, in the document's order
+# (lexbor's cost grows with the selectors: each walk of a big page costs a few tenths of
+# a millisecond); within a main element, where the page's own navigation seldom is, the
+# few that cost least and only lists weighed for their links
+CANDIDATES = ", ".join(
     [
-        "nav, header, footer, aside",
-        "[role=navigation], [role=banner], [role=contentinfo], [role=complementary]",
-        "[role=search]",
-        "div.related, div.sphinxsidebar, div.footer",  # Sphinx
-        "div.navheader, div.navfooter",  # DocBook
-        "div.header, div.nav-panel",  # texinfo
+        *sorted(BOILERPLATE_TAGS),
+        "[role]",
+        *(f"div.{name}" for name in sorted(BOILERPLATE_CLASSES)),
+        *(f"[{attribute}*={name} i]" for attribute in ("class", "id") for name in NAVIGATION_NAMES),
+        "[class~=toc i], [id=toc i]",
+        *sorted(LINK_BLOCKS),
     ]
 )
-# a class or id that names navigation: "navbar", "main-menu", "site-footer", "toc"...
-NAVIGATION_NAME = re.compile(r"nav|menu|footer|sidebar|breadcrumb|\btoc\b", re.IGNORECASE)
-NAMED_SELECTOR = "[class], [id]"
-LINK_BLOCKS = "ul, ol, table, dl"
-LINK_DENSITY = 0.6  # of a block's text in its links, from which it is navigation
+# (Sphinx writes each function of an API as a dl, and tables of values, none of them menus)
+CANDIDATES_IN_MAIN = "nav, aside, [role], ul, ol"
+LINK_DENSITY = 0.6  # of a block's characters in its links, from which it is navigation
 MIN_LINKS = 3  # links a block holds at least to be taken for navigation
 MAX_BLOCKS_CHECKED = 500  # lists and tables weighed on one page
-MAX_BLOCKS_DROPPED = 100
 
 
 def main_text(tree: LexborHTMLParser) -> str:
@@ -51,68 +70,65 @@ def main_text(tree: LexborHTMLParser) -> str:
     body = tree.body
     if body is None:
         return ""
-    _drop(_boilerplate(body))
-    _drop_link_blocks(body)
-    root = _main_element(tree) or body
+    main = tree.css_first(MAIN_SELECTOR)
+    if main is not None:
+        text = _text_without(main, CANDIDATES_IN_MAIN)
+        if text:
+            return text
+    return _text_without(body, CANDIDATES)
+
+
+def _text_without(root: LexborNode, candidates: str) -> str:
+    """The text of `root` without its boilerplate, of the elements `candidates` finds."""
+    dropped: set[int] = set()
+    outermost = []
+    weighed = 0
+    for node in root.css(candidates):
+        if dropped and _inside(node, dropped, root):
+            continue
+        if _is_boilerplate(node):
+            pass
+        elif node.tag in LINK_BLOCKS and weighed < MAX_BLOCKS_CHECKED:
+            weighed += 1
+            if not _mostly_links(node):
+                continue
+        else:
+            continue
+        dropped.add(node.mem_id)
+        outermost.append(node)
+    for node in outermost:  # none inside another: removing a node frees those inside it
+        node.decompose()
     return " ".join(root.text(separator=" ").split())
 
 
-def _boilerplate(body: LexborNode) -> list[LexborNode]:
-    found = body.css(BOILERPLATE_SELECTOR)
-    for node in body.css(NAMED_SELECTOR):
-        attributes = node.attributes
-        names = f"{attributes.get('class') or ''} {attributes.get('id') or ''}"
-        if NAVIGATION_NAME.search(names) and node.tag not in ("body", "html"):
-            found.append(node)
-    return found
+def _is_boilerplate(node: LexborNode) -> bool:
+    tag = node.tag
+    if tag in BOILERPLATE_TAGS:
+        return True
+    attributes = node.attributes
+    if attributes.get("role") in BOILERPLATE_ROLES:
+        return True
+    if tag not in NAMED_CONTAINERS:
+        return False
+    classes = (attributes.get("class") or "").lower()
+    if tag == "div" and not BOILERPLATE_CLASSES.isdisjoint(classes.split()):
+        return True
+    names = f"{classes} {(attributes.get('id') or '').lower()}"
+    return any(name in names for name in NAVIGATION_NAMES) or "toc" in names.split()
 
 
-def _drop_link_blocks(body: LexborNode) -> None:
-    """Remove the lists and tables that are mostly links, the outer ones first: once a
-    block is removed, the blocks inside it went with it and the page is looked up
-    again. At most MAX_BLOCKS_CHECKED blocks are weighed, and MAX_BLOCKS_DROPPED
-    removed: a page of thousands of nested lists costs no more than that."""
-    checked: set[int] = set()
-    for _ in range(MAX_BLOCKS_DROPPED):
-        for block in body.css(LINK_BLOCKS):
-            if block.mem_id in checked:
-                continue
-            if len(checked) >= MAX_BLOCKS_CHECKED:
-                return
-            checked.add(block.mem_id)
-            if _mostly_links(block):
-                block.decompose()
-                break
-        else:
-            return
+def _inside(node: LexborNode, dropped: set[int], root: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None and parent.mem_id != root.mem_id:
+        if parent.mem_id in dropped:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _mostly_links(block: LexborNode) -> bool:
     anchors = block.css("a")
     if len(anchors) < MIN_LINKS:
         return False
-    total = len(block.text(separator=" ").split())
-    linked = sum(len(anchor.text(separator=" ").split()) for anchor in anchors)
-    return bool(total) and linked >= LINK_DENSITY * total
-
-
-def _drop(nodes: list[LexborNode]) -> None:
-    """Remove the nodes. Only the outermost are removed, with what they hold: removing a
-    node frees those inside it, which must not be touched afterwards."""
-    marked = {node.mem_id for node in nodes}
-    outermost = {}
-    for node in nodes:
-        parent = node.parent
-        while parent is not None and parent.mem_id not in marked:
-            parent = parent.parent
-        if parent is None:
-            outermost[node.mem_id] = node
-    for node in outermost.values():
-        node.decompose()
-
-
-def _main_element(tree: LexborHTMLParser) -> LexborNode | None:
-    main = tree.css_first(MAIN_SELECTOR)
-    if main is None or not main.text(separator=" ").strip():
-        return None
-    return main
+    total = len(block.text())
+    return bool(total) and sum(len(anchor.text()) for anchor in anchors) >= LINK_DENSITY * total
