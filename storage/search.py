@@ -38,8 +38,11 @@ BUILD_BATCH = 1_000  # pages indexed a statement when a database's index is buil
 MARK_START, MARK_END = "[", "]"  # around the query's words in a snippet
 SNIPPET_WORDS = 16
 
+# detail=column: a word's columns are indexed, not its positions, which phrase and NEAR
+# queries need and a query of plain words does not; it costs the writer less a page
 _SQLITE_TABLE = (
-    f"CREATE VIRTUAL TABLE {SEARCH_TABLE} USING fts5(title, body, tokenize='porter unicode61')"
+    f"CREATE VIRTUAL TABLE {SEARCH_TABLE} "
+    "USING fts5(title, body, tokenize='porter unicode61', detail=column)"
 )
 _POSTGRES_TABLE = f"""
 CREATE TABLE {SEARCH_TABLE} (
