@@ -35,6 +35,7 @@ class CrawlHistory:
     outcomes: Counter[str]  # every URL done: "ok" or its error
     timeline: list[storage.TimelineSample]
     host_waits: dict[str, HostWaits] = field(default_factory=dict)
+    titles: list[str | None] = field(default_factory=list)  # of `urls`' pages
 
     def harvest(self) -> np.ndarray:
         """Relevant (by the crawler's score) share of the first N fetched, for every N."""
@@ -88,6 +89,7 @@ async def read_history(db: str) -> CrawlHistory:
         ),
         outcomes=outcomes,
         timeline=timeline,
+        titles=[row.title for row in fetched],
     )
     for sample in timeline:
         for host, (requests, closed) in sample.values.get("politeness", {}).items():

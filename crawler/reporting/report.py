@@ -1,6 +1,7 @@
 """`crawler report`: a crawl drawn from its database, as one HTML file or PNG files.
 
-Harvest over time, the relevance histogram, fetch outcomes, politeness by host and the
+What the crawl found first (its best pages, linked; relevant pages by host), then
+harvest over time, the relevance histogram, fetch outcomes, politeness by host and the
 controllers' behaviour (fetcher pool, processor queue, rate estimates, losses and idle
 time, the budget split between re-visits and discovery). matplotlib is an optional
 extra: `pip install "topical-crawler[report]"`.
@@ -11,8 +12,10 @@ from __future__ import annotations
 import base64
 import html
 import io
+from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -24,6 +27,7 @@ from crawler.telemetry.timeline import requests_per_page
 from policies.quality import schedule_performance, upper_bound
 
 TOP_HOSTS = 20
+BEST_PAGES = 25
 DEFAULT_TRUTH_THRESHOLD = 0.4  # the testbed's: truly relevant at ground truth >= 0.4
 
 
@@ -129,6 +133,7 @@ def _write_report(
                 for key, value in facts.items()
             ),
             "</table>",
+            *found_html(history),
         ]
         for name, (figure, caption) in drawn.items():
             buffer = io.BytesIO()
@@ -151,6 +156,59 @@ def _write_report(
     for figure, _caption in drawn.values():
         plt.close(figure)
     return written
+
+
+# -- what the crawl found ------------------------------------------------------------
+
+
+def best_pages(
+    history: CrawlHistory, limit: int = BEST_PAGES
+) -> list[tuple[str | None, str, float]]:
+    """(title, URL, relevance) of the most relevant pages, best first."""
+    latest: dict[str, tuple[str | None, float]] = {}  # a page fetched again: its last visit
+    titles = history.titles or [None] * len(history.urls)
+    for url, title, relevance in zip(history.urls, titles, history.relevance, strict=True):
+        if not np.isnan(relevance):
+            latest[url] = (title, float(relevance))
+    ranked = sorted(latest.items(), key=lambda item: (-item[1][1], item[0]))[:limit]
+    return [(title, url, relevance) for url, (title, relevance) in ranked]
+
+
+def relevant_by_host(history: CrawlHistory, limit: int = TOP_HOSTS) -> list[tuple[str, int, int]]:
+    """(host, relevant pages, pages) of the hosts with the most relevant pages."""
+    relevant: Counter[str] = Counter()
+    pages: Counter[str] = Counter()
+    for url, relevance in zip(history.urls, history.relevance, strict=True):
+        host = urlsplit(url).netloc
+        pages[host] += 1
+        relevant[host] += bool(relevance >= history.relevance_threshold)
+    ranked = sorted(pages, key=lambda host: (-relevant[host], -pages[host], host))[:limit]
+    return [(host, relevant[host], pages[host]) for host in ranked]
+
+
+def found_html(history: CrawlHistory) -> list[str]:
+    """The report's first section: the best pages, linked, and relevant pages by host."""
+    parts = [
+        "<h2>What the crawl found</h2>",
+        f"<h3>Best pages</h3><p>The {BEST_PAGES} most relevant pages stored.</p><table>",
+        "<tr><th></th><th>page</th><th>relevance</th></tr>",
+    ]
+    for rank, (title, url, relevance) in enumerate(best_pages(history), start=1):
+        parts.append(
+            f"<tr><td>{rank}</td><td><a href='{html.escape(url)}'>"
+            f"{html.escape(title or url)}</a></td><td>{relevance:.3f}</td></tr>"
+        )
+    parts += [
+        "</table><h3>Relevant pages by host</h3>",
+        f"<p>Pages scored at least {history.relevance_threshold:.3f}, of the pages stored.</p>",
+        "<table><tr><th>host</th><th>relevant</th><th>pages</th></tr>",
+        *(
+            f"<tr><td>{html.escape(host)}</td><td>{relevant}</td><td>{pages}</td></tr>"
+            for host, relevant, pages in relevant_by_host(history)
+        ),
+        "</table>",
+    ]
+    return parts
 
 
 # -- the figures --------------------------------------------------------------------
