@@ -138,13 +138,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-# why a crawl ended, in words (the engine's stop reasons)
-STOP_REASONS = {
-    "duration": "its duration ran out",
-    "max_pages": "it reached max_pages",
-    "frontier exhausted": "nothing is left to fetch",
-    "stopped": "asked to stop (a signal)",
-}
+# the engine's stop reasons that do not read as why a crawl ended; the first line keeps
+# its form, "stopped: REASON", which scripts read
+STOP_REASONS = {"stopped": "asked to stop (a signal)"}
 
 
 def format_summary(summary: CrawlSummary) -> str:
@@ -152,8 +148,8 @@ def format_summary(summary: CrawlSummary) -> str:
     counts = Counts.of(summary.outcomes, relevant=summary.relevant)
     rate = summary.fetched / max(summary.seconds, 1e-9)
     lines = [
-        f"ended after {duration(summary.seconds)}: "
-        f"{STOP_REASONS.get(summary.stop_reason, summary.stop_reason)}",
+        f"stopped: {STOP_REASONS.get(summary.stop_reason, summary.stop_reason)}",
+        f"{'ran for':<{WIDTH}}{duration(summary.seconds)}",
         *counts.total_lines(),
         f"{'visits a second':<{WIDTH}}{rate:.1f}",
         f"{'frontier left':<{WIDTH}}{summary.frontier}",

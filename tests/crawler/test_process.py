@@ -165,7 +165,7 @@ async def test_a_stop_signal_finishes_what_is_in_flight_and_stores_it(
         out, err = await asyncio.wait_for(process.communicate(), 30)
         served = [r for r in bed.requests if r.path.startswith("/p/") and r.status == 200]
     assert process.returncode == 0, err.decode()
-    assert b"stopped: stopped" in out
+    assert b"stopped: asked to stop (a signal)" in out
     pages = await collection(db_url)
     stored_urls = {p.final_url or p.url for p in pages.values()}
     fetched_urls = {f"{bed.base_urls[r.host]}{r.path}" for r in served}
