@@ -197,7 +197,8 @@ async def test_a_terminal_gets_a_live_progress_line(tmp_path: Path) -> None:
         shown += chunk
     os.close(controller)
     lines = re.findall(
-        rb"\rpages (\d+)  relevant \d+  frontier \d+  in flight \d+  [\d.]+ pages/s", shown
+        rb"\r(?:\x1b\[K)?pages (\d+)  relevant \d+  frontier \d+  in flight \d+  [\d.]+ pages/s",
+        shown,
     )
     assert len(lines) >= 2
     assert int(lines[-1]) > 0
