@@ -7,12 +7,15 @@ with a generated tsvector under a GIN index.
 
 A hit's score blends how well its text matches with the page's topic relevance:
 
-    score = text_rank / best_text_rank * (RELEVANCE_BASE + (1 - RELEVANCE_BASE) * relevance)
+    score = text_rank / best_text_rank
+            * (RELEVANCE_BASE + (1 - RELEVANCE_BASE) * relevance / best_relevance)
 
 where text_rank is BM25 (FTS5's bm25() over the title and text, negated) or
 ts_rank_cd on PostgreSQL (the title's words weighted A, the text's D), and
-best_text_rank the best among the query's matches: the best text match of a page of
-relevance 1 scores 1, and of relevance 0 half as much.
+best_text_rank and best_relevance the best among the query's matches: the best text
+match on the most relevant page scores 1, and on a page of relevance 0 half as much.
+Relevance is taken relative to the best because a crawl's scores are cosines of a few
+tenths at most: taken as they are, they would hardly move a hit.
 """
 
 from __future__ import annotations
@@ -203,9 +206,20 @@ def _search(
     candidates = connection.execute(text(statement), values).all()
     if not candidates:
         return []
-    best = max(row.text_rank for row in candidates) or 1.0
+    best_text = max(row.text_rank for row in candidates) or 1.0
+    best_relevance = max(_bounded(row.relevance) for row in candidates) or 1.0
     scored = sorted(
-        ((row.text_rank / best * _relevance_weight(row.relevance), row) for row in candidates),
+        (
+            (
+                row.text_rank
+                / best_text
+                * (
+                    RELEVANCE_BASE + (1 - RELEVANCE_BASE) * _bounded(row.relevance) / best_relevance
+                ),
+                row,
+            )
+            for row in candidates
+        ),
         key=lambda pair: (-pair[0], pair[1].id),
     )[:limit]
     snippets = _snippets(connection, match, [row.id for _, row in scored])
@@ -223,9 +237,8 @@ def _search(
     ]
 
 
-def _relevance_weight(relevance: float | None) -> float:
-    bounded = min(max(relevance or 0.0, 0.0), 1.0)
-    return RELEVANCE_BASE + (1 - RELEVANCE_BASE) * bounded
+def _bounded(relevance: float | None) -> float:
+    return min(max(relevance or 0.0, 0.0), 1.0)
 
 
 def _snippets(connection: Connection, match: str, ids: list[int]) -> dict[int, str]:
