@@ -152,7 +152,7 @@ def test_report_from_the_command_line_and_its_errors(
 async def test_any_host_name_a_crawl_can_hold_is_drawn_as_text(db_url: str, tmp_path: Path) -> None:
     """A host label is text: `$_$` would be mathematics to matplotlib, and a syntax
     error there."""
-    hostile = ["$_$", "$x^{2}$", "a$b$c", "_$_"]
+    hostile = ["$_$", "$x_{2}$", "a$b$c", "_$_"]  # no `^`: the URL Standard refuses it in a host
     routes = {"/": html(links(*(f"http://{name}.localhost/" for name in hostile)))}
     async with serving(site(routes)) as base:
         await crawl(
