@@ -20,6 +20,7 @@ BENCHMARKS = {
     "many-hosts": ("manyhosts.py", "polite crawls of 1,000s of hosts on loopback, one nginx"),
     "cluster": ("cluster.py", "daemons sharing one crawl through PostgreSQL"),
     "page-cost": ("page_cost.py", "CPU of the processor's work on one real page"),
+    "search": ("search.py", "main text and search: CPU a page, latency, precision at 10"),
     "links": ("links.py", "ns a resolved link on real pages, before and after the URL parser"),
     "conformance": ("conformance.py", "URLs and robots.txt against the public test suites"),
     "frontier-memory": ("frontier_memory.py", "memory of the frontier's queue in memory"),
