@@ -58,23 +58,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from crawler.telemetry.console import Console
+    from crawler.telemetry.logs import log_to, stop_logging
     from storage import StorageError
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    from crawler.telemetry.console import Console
-    from crawler.telemetry.logs import log_to
-
     level = logging.WARNING if args.quiet else logging.INFO - 10 * min(args.verbose, 1)
+    root_level = logging.getLogger().level
     args.console = Console(sys.stderr)  # logs and the progress line, drawn by one writer
     log_to(args.console, level=level)
-    _warn_of_a_password(getattr(args, "db", None))
     try:
+        _warn_of_a_password(getattr(args, "db", None))
         return int(args.handler(args))
     except SettingsError as error:  # the input is wrong: nothing ran
         parser.exit(2, f"crawler: error: {error}\n")
     except (StorageError, WarcError, OSError) as error:  # the disk, the database, a file
         parser.exit(1, f"crawler: error: {error}\n")
+    finally:  # run in-process, the command leaves the caller's logging as it was
+        stop_logging()
+        logging.getLogger().setLevel(root_level)
     return 0
 
 

@@ -42,10 +42,17 @@ def log_to(console: Console, *, level: int, log_format: str = "text") -> None:
     place of the handler an earlier call installed (other handlers, such as a test's,
     stay)."""
     root = logging.getLogger()
-    for handler in [h for h in root.handlers if isinstance(h, ConsoleHandler)]:
-        root.removeHandler(handler)
+    stop_logging()
     handler = ConsoleHandler(console)
     json_lines = log_format == "json"
     handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(TEXT_FORMAT))
     root.addHandler(handler)
     root.setLevel(level)
+
+
+def stop_logging() -> None:
+    """Remove the handler `log_to` installed, if any: a command run in-process leaves
+    the logging of the program around it as it found it."""
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if isinstance(h, ConsoleHandler)]:
+        root.removeHandler(handler)

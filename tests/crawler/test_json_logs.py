@@ -14,13 +14,14 @@ import pytest
 
 from crawler.config import ConfigError, build_config
 from crawler.telemetry.console import Console
-from crawler.telemetry.logs import log_to
+from crawler.telemetry.logs import log_to, stop_logging
 from testbed.server import Testbed
 from testbed.web import WebSpec
 
 
 def test_a_record_is_one_object_with_its_fields_and_extras() -> None:
     stream = io.StringIO()
+    level = logging.getLogger().level
     log_to(Console(stream), level=logging.INFO, log_format="json")
     try:
         logger = logging.getLogger("crawler.example")
@@ -30,7 +31,8 @@ def test_a_record_is_one_object_with_its_fields_and_extras() -> None:
         except ValueError:
             logger.warning("a bug\non two lines", exc_info=True)
     finally:
-        log_to(Console(io.StringIO()), level=logging.WARNING)
+        stop_logging()
+        logging.getLogger().setLevel(level)
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2
     first, second = map(json.loads, lines)
@@ -74,3 +76,14 @@ async def test_a_crawl_logs_json_lines(tmp_path: Path) -> None:
     progress = [event for event in events if event["message"].startswith("progress")]
     assert progress
     assert isinstance(progress[-1]["pages"], int)
+
+
+def test_a_command_run_in_process_leaves_the_logging_as_it_was(tmp_path: Path) -> None:
+    from crawler.cli import main
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    with pytest.raises(SystemExit):
+        main(["status", "--db", str(tmp_path / "none.db")])
+    assert root.handlers == handlers
+    assert root.level == level
