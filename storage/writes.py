@@ -246,7 +246,9 @@ def record_fetches(connection: Connection, records: Sequence[FetchRecord]) -> No
     if texts:
         connection.execute(_page_text_upsert(connection.dialect.name), texts)
         # searchable once the page is stored, and never before
-        index_pages(connection, [(r.url_id, r.title, r.text) for r in records if r.text])
+        index_pages(
+            connection, [(r.url_id, r.title, r.text, r.relevance) for r in records if r.text]
+        )
 
 
 @functools.cache

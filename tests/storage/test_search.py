@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
 from storage import NewUrl
+from storage.search import CANDIDATES
 from tests.storage.helpers import fetched
 
 PAGES = {
@@ -132,3 +133,19 @@ async def test_a_database_made_before_the_index_gets_it_built_at_start(
         await storage.create_schema(engine)
     assert [hit.url for hit in await search(engine, "flour")] == ["http://b/cake"]
     assert any("indexed 4 of 4 stored pages" in message for message in caplog.messages)
+
+
+async def test_a_relevant_page_is_ranked_though_more_pages_than_the_candidates_match_better(
+    engine: AsyncEngine,
+) -> None:
+    """A word in hundreds of pages: the most relevant of them is weighed, not only the
+    best text matches."""
+    pages = {
+        f"http://shop/{i}": (f"Kit {i}", f"Solar kit number {i} for sale.", 0.01)
+        for i in range(CANDIDATES + 50)
+    }
+    guide = " ".join(["How panels on a roof make power from light, step by step."] * 3)
+    pages["http://guide/"] = ("Guide", f"Solar power. {guide} Solar cells.", 0.9)
+    await store(engine, pages)
+    hits = await search(engine, "solar")
+    assert hits[0].url == "http://guide/"
