@@ -1,22 +1,23 @@
 """A page's main text: its body without navigation, menus, footers and sidebars.
 
 Rules on the lexbor tree the page was parsed into (`crawler.pipeline.parse`), chosen
-on documentation as Debian ships it (Sphinx, DocBook, texinfo) and measured in
-`bench/main_text.py`:
+on documentation as Debian ships it (Sphinx, DocBook, texinfo); their cost is measured
+by `python -m bench search cost`:
 - the page's main element (`main`, `[role=main]`, Sphinx's `div.body`) when it has one
-  and it holds text, else the body (the rules below are applied within it only: the
-  navigation beside it is left out already, and a smaller tree costs less to search);
+  and it holds text, else the body. Within a main element only `nav`, `aside`, the
+  roles below and lists of links are looked for: the navigation beside it is left out
+  already, and each rule looked for costs a walk of the tree;
 - without the elements that are navigation by their tag (`nav`, `header`, `footer`,
   `aside`), their role, the classes of the generators met (Sphinx's `div.related`,
   `div.sphinxsidebar`, `div.footer`; DocBook's `div.navheader`, `div.navfooter`;
-  texinfo's `div.header`, `div.nav-panel`), or a class or id naming navigation (nav,
-  menu, footer, sidebar, breadcrumb, toc);
+  texinfo's `div.header`, `div.nav-panel`), or a container's class or id naming
+  navigation (nav, menu, footer, sidebar, breadcrumb, toc);
 - without the lists and tables that are mostly links (LINK_DENSITY): menus, tables of
   contents, the Prev/Up/Next tables of manuals written without those classes.
 
-trafilatura keeps every page's body and none of its navigation on these pages too, but
-costs some 34 ms a page, about fifteen times a whole page's analysis here; resiliparse's
-main-content mode keeps DocBook's navigation tables.
+On 20 pages of the PostgreSQL manual trafilatura keeps every page's body and none of
+its navigation too, but at some 34 ms a page, about fifteen times a whole page of this
+crawler; resiliparse's main-content mode keeps the manual's navigation tables.
 """
 
 from __future__ import annotations
