@@ -1,6 +1,6 @@
 """The baseline: aiohttp + selectolax, fetch and extract links, nothing else.
 
-robots.txt obeyed (each host's read once, through protego, as the other two do); no
+robots.txt obeyed (each host's read once, through protego, as Scrapy does); no
 delay, no scoring, no storage: close to the limit of the stack.
 """
 
