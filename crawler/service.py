@@ -241,7 +241,7 @@ async def run_crawl(
             await _close_quietly("fetcher", fetcher.close())
             if server is not None:
                 await _close_quietly("metrics server", server.stop())
-        log.info("crawl stopped (%s)", summary.stop_reason)
+        log.info("crawl stopped: %s", summary.why_stopped)
         return summary
     finally:
         if analysis is not None:

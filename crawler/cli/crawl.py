@@ -138,17 +138,12 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-# the engine's stop reasons that do not read as why a crawl ended; the first line keeps
-# its form, "stopped: REASON", which scripts read
-STOP_REASONS = {"stopped": "asked to stop (a signal)"}
-
-
 def format_summary(summary: CrawlSummary) -> str:
     """What a run did, as `crawler run` prints it at its end."""
     counts = Counts.of(summary.outcomes, relevant=summary.relevant)
     rate = summary.fetched / max(summary.seconds, 1e-9)
     lines = [
-        f"stopped: {STOP_REASONS.get(summary.stop_reason, summary.stop_reason)}",
+        f"stopped: {summary.why_stopped}",  # a form scripts read
         f"{'ran for':<{WIDTH}}{duration(summary.seconds)}",
         *counts.total_lines(),
         f"{'visits a second':<{WIDTH}}{rate:.1f}",

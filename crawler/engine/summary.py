@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+# the engine's stop reasons that do not read as why a crawl ended
+STOP_REASONS = {"stopped": "asked to stop (a signal)"}
+
 
 @dataclass(slots=True)
 class CrawlSummary:
@@ -14,3 +17,8 @@ class CrawlSummary:
     outcomes: dict[str, int] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
     frontier: int = 0
+
+    @property
+    def why_stopped(self) -> str:
+        """The stop reason in words."""
+        return STOP_REASONS.get(self.stop_reason, self.stop_reason)

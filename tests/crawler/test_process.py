@@ -166,6 +166,7 @@ async def test_a_stop_signal_finishes_what_is_in_flight_and_stores_it(
         served = [r for r in bed.requests if r.path.startswith("/p/") and r.status == 200]
     assert process.returncode == 0, err.decode()
     assert b"stopped: asked to stop (a signal)" in out
+    assert b"crawl stopped: asked to stop (a signal)" in err  # the log says it alike
     pages = await collection(db_url)
     stored_urls = {p.final_url or p.url for p in pages.values()}
     fetched_urls = {f"{bed.base_urls[r.host]}{r.path}" for r in served}
