@@ -23,7 +23,7 @@ from typing import Any
 import storage
 from crawler.config import CrawlConfig, build_config
 from crawler.engine.summary import CrawlSummary
-from crawler.reporting.collection import check_database_exists
+from crawler.reporting.collection import export_records
 from crawler.service import run_crawl
 
 __all__ = ["CrawlSummary", "Page", "crawl", "crawl_blocking", "read_pages", "stream_pages"]
@@ -100,25 +100,17 @@ async def stream_pages(seeds: Iterable[str], topic: str, **options: Any) -> Asyn
 
 async def read_pages(db: str, *, min_relevance: float | None = None) -> AsyncIterator[Page]:
     """The pages a crawl stored, finished or running, in the order they were found."""
-    check_database_exists(db)
-    engine = storage.open_engine(db)
-    try:
-        async with engine.connect() as connection:
-            async for row in storage.iter_export(
-                connection, min_relevance=min_relevance, text=True
-            ):
-                if row.error is None and row.fetched_at is not None:
-                    yield Page(
-                        row.url,
-                        row.final_url,
-                        row.title,
-                        row.relevance,
-                        row.text,
-                        row.status,
-                        row.fetched_at,
-                    )
-    finally:
-        await engine.dispose()
+    async for row in export_records(db, min_relevance, text=True):
+        if row.error is None and row.fetched_at is not None:
+            yield Page(
+                row.url,
+                row.final_url,
+                row.title,
+                row.relevance,
+                row.text,
+                row.status,
+                row.fetched_at,
+            )
 
 
 def _page(url: str, record: storage.FetchRecord) -> Page:

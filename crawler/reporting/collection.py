@@ -82,7 +82,7 @@ async def export(
         raise ValueError(f"unknown export format {fmt!r} for a stream (known: jsonl, csv)")
     count = 0
     with _writer(out, fmt, text) as write:
-        async for record in _records(db, min_relevance, text):
+        async for record in export_records(db, min_relevance, text):
             write(export_row(record, text=text))
             count += 1
     return count
@@ -118,13 +118,14 @@ async def _export_parquet(db: str, path: Path, min_relevance: float | None, text
     from crawler.reporting.parquet import check_available, write_parquet
 
     check_available()  # before the database is read
-    rows = [_record_values(r, text=text) async for r in _records(db, min_relevance, text)]
+    rows = [_record_values(r, text=text) async for r in export_records(db, min_relevance, text)]
     return write_parquet(path, rows, text=text)
 
 
-async def _records(
+async def export_records(
     db: str, min_relevance: float | None, text: bool
 ) -> AsyncIterator[storage.ExportRecord]:
+    """A crawl's records, finished or running, in the order its URLs were found."""
     check_database_exists(db)
     engine = storage.open_engine(db)
     try:
