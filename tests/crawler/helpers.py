@@ -131,6 +131,13 @@ async def crawl(
     return await run_crawl(config, registry=registry or CollectorRegistry(), handle_signals=False)
 
 
+async def crawled_site(path: Path, routes: dict[str, Handler], topic: str) -> str:
+    """The database file `path`, holding a crawl of a site serving `routes`."""
+    async with serving(site(routes)) as base:
+        await crawl(str(path), [base], topic=topic)
+    return str(path)
+
+
 async def collection(db_url: str) -> dict[str, storage.ExportRecord]:
     engine = storage.open_engine(db_url)
     try:

@@ -12,7 +12,7 @@ import pytest
 from crawler.cli import main
 from crawler.errors import MissingExtra
 from crawler.reporting.collection import export, export_file
-from tests.crawler.helpers import crawl, html, serving, site
+from tests.crawler.helpers import crawled_site, html
 
 BODY = "Solar panels turn sunlight into electricity on the roof of the house."
 PAGES = {
@@ -26,10 +26,7 @@ PAGES = {
 
 @pytest.fixture
 async def crawled(tmp_path: Path) -> str:
-    db = str(tmp_path / "crawl.db")
-    async with serving(site(PAGES)) as base:
-        await crawl(db, [base], topic="solar panels sunlight")
-    return db
+    return await crawled_site(tmp_path / "crawl.db", PAGES, topic="solar panels sunlight")
 
 
 async def test_export_with_text_adds_each_pages_text(crawled: str) -> None:

@@ -12,7 +12,7 @@ from crawler.cli import main
 from crawler.cli.search import find
 from testbed.server import Testbed
 from testbed.web import WebSpec
-from tests.crawler.helpers import crawl, html, serving, site, stored
+from tests.crawler.helpers import crawl, crawled_site, html, stored
 
 PAGES = {
     "/": html(
@@ -29,10 +29,7 @@ PAGES = {
 
 @pytest.fixture
 async def crawled(tmp_path: Path) -> str:
-    db = str(tmp_path / "crawl.db")
-    async with serving(site(PAGES)) as base:
-        await crawl(db, [base], topic="solar panels sunlight")
-    return db
+    return await crawled_site(tmp_path / "crawl.db", PAGES, topic="solar panels sunlight")
 
 
 def test_search_prints_rank_title_url_relevance_and_a_marked_snippet(
