@@ -10,6 +10,14 @@ from storage.database import (
 )
 from storage.database_url import database_url
 from storage.file_lock import CrawlFileLock, lock_for_crawl
+from storage.labels import (
+    Label,
+    UncertainPage,
+    labelled_texts,
+    load_labels,
+    save_label,
+    uncertain_pages,
+)
 from storage.leases import (
     any_queued,
     claim_hosts,
@@ -82,6 +90,7 @@ __all__ = [
     "ExportRecord",
     "FetchRecord",
     "HostRecord",
+    "Label",
     "NewUrl",
     "Outage",
     "QueuedUrl",
@@ -90,6 +99,7 @@ __all__ = [
     "SourceRecord",
     "StorageError",
     "TimelineSample",
+    "UncertainPage",
     "add_timeline",
     "add_urls",
     "any_queued",
@@ -108,11 +118,13 @@ __all__ = [
     "iter_export",
     "iter_host_names",
     "iter_queued",
+    "labelled_texts",
     "latest_census",
     "live_daemons",
     "load_daemons",
     "load_host",
     "load_hosts",
+    "load_labels",
     "load_learned_state",
     "load_learned_states",
     "load_sources",
@@ -134,11 +146,13 @@ __all__ = [
     "renew_leases",
     "save_daemon",
     "save_hosts",
+    "save_label",
     "save_learned_state",
     "save_sources",
     "save_warc_files",
     "search_pages",
     "set_meta",
+    "uncertain_pages",
     "utc_now",
     "warc_locations",
 ]

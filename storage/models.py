@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -76,6 +77,17 @@ class PageText(Base):
 
     url_id: Mapped[int] = mapped_column(ForeignKey("urls.id"), primary_key=True)
     text: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class LabelRow(Base):
+    """A user's judgement of a stored page: relevant to the topic or not. The topic
+    model learns from these (`policies.labels`)."""
+
+    __tablename__ = "labels"
+
+    url_id: Mapped[int] = mapped_column(ForeignKey("urls.id"), primary_key=True)
+    relevant: Mapped[bool] = mapped_column(Boolean)
+    labelled_at: Mapped[float] = mapped_column(Float)  # unix seconds
 
 
 class HostRow(Base):
