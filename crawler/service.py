@@ -33,11 +33,18 @@ from crawler.net.politeness import Politeness
 from crawler.net.resolver import CachingResolver
 from crawler.net.robots import RobotsCache
 from crawler.net.scope import Scope
+from crawler.net.url_filters import UrlFilters
 from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive
-from crawler.startup import check_seeds_reachable, open_archive, parse_seeds, record_start
+from crawler.startup import (
+    check_seeds_admitted,
+    check_seeds_reachable,
+    open_archive,
+    parse_seeds,
+    record_start,
+)
 from crawler.telemetry.console import Console
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.metrics_server import MetricsServer
@@ -72,8 +79,11 @@ async def run_crawl(
     try:
         await check_seeds_reachable(seeds, guard, resolver)
         scope = Scope.of(
-            config.allowed_domains or {seed.raw_host or "" for seed in seeds}, config.max_depth
+            config.allowed_domains or {seed.raw_host or "" for seed in seeds},
+            config.max_depth,
+            UrlFilters.of(config.include_urls, config.exclude_urls),
         )
+        check_seeds_admitted(seeds, scope.urls)
         frontier = make_frontier_policy(
             config.policy, patience=config.patience, relevant_at=config.relevance_threshold
         )

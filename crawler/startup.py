@@ -20,6 +20,7 @@ import storage
 from crawler import __version__
 from crawler.config import ConfigError, CrawlConfig
 from crawler.net.netguard import NetworkGuard
+from crawler.net.url_filters import UrlFilters
 from crawler.net.urls import BadUrlError, canonicalize, host_key
 from crawler.pipeline.warc_files import WarcArchive
 from crawler.pipeline.warc_records import WARC_VERSION
@@ -37,6 +38,14 @@ def parse_seeds(raw_seeds: Iterable[str]) -> list[URL]:
         except BadUrlError as error:
             raise ConfigError(f"setting 'seeds': {raw!r} is not a crawlable URL: {error}") from None
     return seeds
+
+
+def check_seeds_admitted(seeds: list[URL], filters: UrlFilters) -> None:
+    """A seed the URL filters refuse is an error at start: the user asked for both."""
+    for seed in seeds:
+        why = filters.refusal(str(seed))
+        if why is not None:
+            raise ConfigError(f"setting 'seeds': {seed} is refused by the URL filters: {why}")
 
 
 async def check_seeds_reachable(

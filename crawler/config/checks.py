@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from crawler.errors import ConfigError
 from crawler.net.robots import PRODUCT_TOKEN
+from crawler.net.url_filters import pattern_error
 from policies.registry import names
 
 if TYPE_CHECKING:
@@ -130,6 +131,10 @@ def check(config: CrawlConfig) -> None:
         require(value is None or math.isfinite(value), name, "must be finite")
 
     config.half_lives()  # each names its prefix and a positive number of seconds
+    for name in ("include_urls", "exclude_urls"):
+        for pattern in getattr(config, name):
+            error = pattern_error(pattern)
+            require(error is None, name, f"has {pattern!r}, not a regular expression: {error}")
 
 
 def require(condition: bool, name: str, message: str) -> None:

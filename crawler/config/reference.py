@@ -43,7 +43,11 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
             options["type"] = kind
         if meta["metavar"]:
             options["metavar"] = meta["metavar"]
-        groups[meta["section"]].add_argument("--" + field.name.replace("_", "-"), **options)
+        groups[meta["section"]].add_argument(_flag(field), **options)
+
+
+def _flag(field: dataclasses.Field[Any]) -> str:
+    return "--" + (field.metadata["flag_name"] or field.name.replace("_", "-"))
 
 
 def flag_names() -> list[str]:
@@ -69,7 +73,7 @@ def settings_table() -> str:
         for field in _declarations():
             if field.metadata["section"] != section:
                 continue
-            flag = "--" + field.name.replace("_", "-") if field.metadata["flag"] else ""
+            flag = _flag(field) if field.metadata["flag"] else ""
             default = "" if field.default is None or field.default == () else field.default
             lines.append(
                 f"| {section} | `{field.name}` | {f'`{flag}`' if flag else ''} | "

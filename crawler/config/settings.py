@@ -41,12 +41,25 @@ SECTIONS = (
 
 
 def setting(
-    default: Any, section: str, help: str, *, flag: bool = True, metavar: str | None = None
+    default: Any,
+    section: str,
+    help: str,
+    *,
+    flag: bool = True,
+    metavar: str | None = None,
+    flag_name: str | None = None,
 ) -> Any:
     """A setting's declaration: its default, its section, its help; `flag`: whether
-    `crawler run` has a flag for it (seeds and topics have flags of their own)."""
+    `crawler run` has a flag for it (seeds and topics have flags of their own);
+    `flag_name`: the flag's name, when not the setting's (a list's item: `--include-url`)."""
     assert section in SECTIONS, section
-    metadata = {"section": section, "help": help, "flag": flag, "metavar": metavar}
+    metadata = {
+        "section": section,
+        "help": help,
+        "flag": flag,
+        "metavar": metavar,
+        "flag_name": flag_name,
+    }
     return dataclasses.field(default=default, metadata=metadata)
 
 
@@ -90,6 +103,22 @@ class CrawlConfig:
         flag=False,
     )
     max_depth: int | None = setting(None, "crawl", "links followed from the seeds, at most")
+    include_urls: tuple[str, ...] = setting(
+        (),
+        "crawl",
+        "queue a URL only if a pattern matches it (`re.search` in the canonical URL; "
+        "repeatable; a seed must match; docs/crawling.md)",
+        metavar="REGEX",
+        flag_name="include-url",
+    )
+    exclude_urls: tuple[str, ...] = setting(
+        (),
+        "crawl",
+        "never queue a URL a pattern matches (`re.search` in the canonical URL; "
+        "repeatable; a seed must not match)",
+        metavar="REGEX",
+        flag_name="exclude-url",
+    )
     relevance_threshold: float = setting(
         defaults.RELEVANCE_THRESHOLD,
         "crawl",

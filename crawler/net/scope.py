@@ -3,7 +3,9 @@
 Scope also keeps the crawl out of the commonest traps: paths that repeat a segment
 (`/a/b/a/b/a/b`, what relative links on a misconfigured server make) or that go deeper
 than MAX_PATH_SEGMENTS, as Heritrix's path rules do. Endless link chains (calendars)
-end at the crawl's maximum depth. A `LinkScope` remembers the links out of scope.
+end at the crawl's maximum depth. The user's URL filters (`crawler.net.url_filters`) are
+part of the scope: a URL enters the frontier only through `Scope.allows` or
+`LinkScope.host`, which meet them. A `LinkScope` remembers the links out of scope.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from yarl import URL
 
+from crawler.net.url_filters import NO_FILTERS, UrlFilters
 from crawler.net.urls import KnownUrls, host_key
 
 MAX_PATH_SEGMENTS = 20
@@ -44,20 +47,29 @@ def _a_trap_path(path: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """Which URLs the crawl may visit: hosts (and their subdomains), and a maximum depth.
+    """Which URLs the crawl may visit: hosts (and their subdomains), a maximum depth, and
+    the URL filters.
 
     Hosts are compared without ports, so one server on several ports is one site.
     """
 
     domains: frozenset[str]
     max_depth: int | None = None
+    urls: UrlFilters = NO_FILTERS
 
     @classmethod
-    def of(cls, domains: Iterable[str], max_depth: int | None = None) -> Scope:
-        return cls(frozenset(d.lower().strip(".") for d in domains), max_depth)
+    def of(
+        cls, domains: Iterable[str], max_depth: int | None = None, urls: UrlFilters = NO_FILTERS
+    ) -> Scope:
+        return cls(frozenset(d.lower().strip(".") for d in domains), max_depth, urls)
 
     def allows(self, url: URL, depth: int = 0) -> bool:
-        return self.allows_depth(depth) and self.allows_place(url.raw_host or "", url.raw_path)
+        """Whether the canonical URL `url` may be queued at `depth`."""
+        return (
+            self.allows_depth(depth)
+            and self.allows_place(url.raw_host or "", url.raw_path)
+            and self.urls.admits(str(url))
+        )
 
     def allows_place(self, host: str, path: str) -> bool:
         """Whether a URL's host (as written) and path are in scope, at any depth."""
@@ -99,7 +111,7 @@ class LinkScope:
         else:
             parsed = URL(url, encoded=True)
             key, host, path = host_key(parsed), parsed.raw_host or "", parsed.raw_path
-        if not self.scope.allows_place(host, path):
+        if not self.scope.allows_place(host, path) or not self.scope.urls.admits(url):
             self._outside.add(url)
             return None
         return key
