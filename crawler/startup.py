@@ -144,7 +144,7 @@ def warcinfo(config: CrawlConfig) -> dict[str, str]:
         "http-header-user-agent": config.user_agent,
     }
     for name, value in asdict(config).items():
-        if name == "db":  # may hold a password
+        if name in ("db", "api_token"):  # a password, a token
             continue
         if name == "topic":
             value = " ".join(config.topic.split())  # one line, however long

@@ -19,6 +19,7 @@ LOG_FORMATS = ("text", "json")
 REVISIT_POLICIES = (*names("revisit"), "off")  # off: no re-visits
 _WARC_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _DAEMON_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_API_TOKEN = re.compile(r"[\x21-\x7e]{16,}")  # printable ASCII, no space: a header's value
 
 
 def check(config: CrawlConfig) -> None:
@@ -100,6 +101,12 @@ def check(config: CrawlConfig) -> None:
         f"must be one of {', '.join(pools)} (got {config.fetchers!r})",
     )
     require(0 <= config.metrics_port <= 65535, "metrics_port", "must be a port (0 disables)")
+    require(
+        config.api_token is None or _API_TOKEN.fullmatch(config.api_token) is not None,
+        "api_token",
+        "must be at least 16 characters of printable ASCII without spaces "
+        "(e.g. the output of `openssl rand -hex 32`)",
+    )
     require(
         PRODUCT_TOKEN.match(config.user_agent.strip()) is not None,
         "user_agent",

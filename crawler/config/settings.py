@@ -11,6 +11,7 @@ that names it.
     pool        the fetcher pool's policy and the processor queue's behaviour when full
     revisits    re-visiting sources of new content
     metrics     the /metrics and /healthz server, the progress lines, the logs' format
+    api         the HTTP API and web page on the metrics server (docs/api.md)
     warc        WARC files of every answer
     cluster     a crawl shared by several daemons on PostgreSQL (docs/cluster.md)
 """
@@ -35,6 +36,7 @@ SECTIONS = (
     "pool",
     "revisits",
     "metrics",
+    "api",
     "warc",
     "cluster",
 )
@@ -48,10 +50,12 @@ def setting(
     flag: bool = True,
     metavar: str | None = None,
     flag_name: str | None = None,
+    secret: bool = False,
 ) -> Any:
     """A setting's declaration: its default, its section, its help; `flag`: whether
     `crawler run` has a flag for it (seeds and topics have flags of their own);
-    `flag_name`: the flag's name, when not the setting's (a list's item: `--include-url`)."""
+    `flag_name`: the flag's name, when not the setting's (a list's item: `--include-url`);
+    `secret`: kept out of the settings' repr, which logs and errors may show."""
     assert section in SECTIONS, section
     metadata = {
         "section": section,
@@ -60,7 +64,7 @@ def setting(
         "metavar": metavar,
         "flag_name": flag_name,
     }
-    return dataclasses.field(default=default, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata, repr=not secret)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -288,6 +292,16 @@ class CrawlConfig:
         "metrics",
         "log lines as text, or json: one JSON object per event (time, level, logger, "
         "message and the event's fields)",
+    )
+    # api
+    api_token: str | None = setting(
+        None,
+        "api",
+        "the bearer token the API's changing requests (seeds, pause, resume, labels) must "
+        "carry; without one they are refused (403). Give it in CRAWLER_API_TOKEN rather "
+        "than a flag, which other local users can read",
+        metavar="TOKEN",
+        secret=True,
     )
     # warc
     warc: str | None = setting(
