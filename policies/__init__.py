@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from policies.ephemeral import Source, simulate, whittle_index, whittle_indices
     from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
     from policies.frontier import BestFirst, BreadthFirst, Candidate, LinkContext, PriorityFrontier
+    from policies.labels import LabelModel
     from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
     from policies.registry import (
         PolicySpec,
@@ -34,6 +35,7 @@ _MODULES = {
     "ephemeral": ("Source", "simulate", "whittle_index", "whittle_indices"),
     "fetcher_mdp": ("PoolModel", "PoolPolicy", "relative_value_iteration", "solve_exactly"),
     "frontier": ("BestFirst", "BreadthFirst", "Candidate", "LinkContext", "PriorityFrontier"),
+    "labels": ("LabelModel",),
     "mm1k": ("StaticPool", "optimal_fetchers", "optimal_traffic"),
     "registry": (
         "PolicySpec",
@@ -56,6 +58,7 @@ __all__ = [
     "BestFirst",
     "BreadthFirst",
     "Candidate",
+    "LabelModel",
     "LinkContext",
     "NotFittedError",
     "PolicySpec",

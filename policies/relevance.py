@@ -14,7 +14,9 @@ the link's text and its context the rest.
 A short topic phrase names few of the words its pages use, so links are scored against
 an expanded topic (Rocchio relevance feedback): the phrase plus the centroid of the
 pages found relevant so far (`add_feedback`). Page relevance stays the cosine with the
-topic as given, so its meaning does not drift during a crawl.
+topic as given, so its meaning does not drift during a crawl, until its user labels pages:
+then it is the cosine moved by what a logistic regression learned from the labels
+(`learn_labels`, `policies.labels`), and with no labels the cosine exactly.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from policies.terms import DEFAULT_N_FEATURES, TermCounts, TermHasher
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
+
+    from policies.labels import LabelModel
 
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
 ANCHOR_WEIGHT = 0.8  # Shark-search's beta: the anchor's share of a link's text
@@ -105,6 +109,7 @@ class TopicScorer:
     _idf: np.ndarray | None
     _topic_vector: np.ndarray | None
     _link_vector: np.ndarray | None
+    label_model_: LabelModel | None
 
     def __init__(
         self,
@@ -143,6 +148,7 @@ class TopicScorer:
         self._idf_array = np.empty(self.n_features)
         self._topic_array = np.zeros(self.n_features)
         self._link_array = np.zeros(self.n_features)
+        self.label_model_ = None
         self._invalidate()
         return self.partial_fit_counts(self.counter_.count(list(topic_texts)))
 
@@ -184,13 +190,45 @@ class TopicScorer:
         return self._idf
 
     def score_counts(self, counts: Rows) -> np.ndarray:
-        """Cosine similarity of each row of term counts with the topic, 0..1."""
+        """Relevance of each row of term counts to the topic, 0..1: the cosine
+        similarity, moved by the labels' model once labels are learned."""
         self._check_fitted()
         if counts.shape[0] == 0:
             return np.zeros(0)
         if self._topic_vector is None:  # the topic's terms stay: their weights are rewritten
             self._topic_vector = self._topic_into(self._topic_array)
-        return np.clip(self._similarity(counts, self._topic_vector), 0.0, 1.0)
+        weights = self._weigh(counts)
+        cosines = np.clip(
+            _row_sums(weights * self._topic_vector[counts.indices], counts.indptr), 0.0, 1.0
+        )
+        model = self.label_model_
+        if model is None:
+            return cosines
+        learned = _row_sums(weights * model.coef_[counts.indices], counts.indptr)
+        return np.clip(cosines + model.shift(learned, cosines), 0.0, 1.0)
+
+    def learn_labels(self, counts: Rows, relevant: Sequence[bool], model: LabelModel) -> Self:
+        """Learn the topic from labelled pages (a row of term counts each): `model`,
+        unfitted, is fitted on their TF-IDF vectors and the topic text's, a relevant
+        example, and moves every later score. With no labels the scorer forgets any
+        it learned and scores by the cosine alone."""
+        self._check_fitted()
+        if counts.shape[0] != len(relevant):
+            raise ValueError(f"{counts.shape[0]} labelled pages and {len(relevant)} labels")
+        if counts.shape[0] == 0:
+            self.label_model_ = None
+            return self
+        import scipy.sparse as sp
+
+        examples = _stacked(self.topic_counts_, counts)
+        features = sp.csr_matrix(
+            (self._weigh(examples), examples.indices, examples.indptr), shape=examples.shape
+        )
+        if self._topic_vector is None:
+            self._topic_vector = self._topic_into(self._topic_array)
+        cosines = np.clip(features @ self._topic_vector, 0.0, 1.0)
+        self.label_model_ = model.fit(features, cosines, np.array([True, *relevant]))
+        return self
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         self._check_fitted()
@@ -366,6 +404,16 @@ class _Counts:
             self.feedback_sum - other.feedback_sum,
             self.n_feedback - other.n_feedback,
         )
+
+
+def _stacked(first: Rows, second: Rows) -> Rows:
+    """The rows of `first`, then those of `second`."""
+    return Rows(
+        np.concatenate([first.indptr, second.indptr[1:] + first.nnz]),
+        np.concatenate([first.indices, second.indices]),
+        np.concatenate([first.data, second.data]),
+        first.n_features,
+    )
 
 
 def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
