@@ -220,6 +220,7 @@ async def run_crawl(
                 stop_grace=config.total_timeout + 5.0,
                 drop_at_full_queue=config.full_queue == "drop",
                 frontier_memory=config.frontier_memory,
+                max_pages_per_host=config.max_pages_per_host,
             ),
             on_stored=on_stored,
         )

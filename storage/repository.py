@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import zlib
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -271,6 +271,23 @@ async def count_queued_by_host(
     statement = (
         select(UrlRow.host, func.count())
         .where(UrlRow.state == URL_QUEUED, _held_by(owner))
+        .group_by(UrlRow.host)
+    )
+    return {host: count for host, count in (await connection.execute(statement)).all()}
+
+
+async def pages_by_host(
+    connection: AsyncConnection, *, not_counted: Collection[int] = ()
+) -> dict[str, int]:
+    """URLs visited whose host answered, by host: statuses in `not_counted` (redirects
+    not followed) left out."""
+    statement = (
+        select(UrlRow.host, func.count())
+        .where(
+            UrlRow.state == URL_DONE,
+            UrlRow.status.is_not(None),
+            UrlRow.status.not_in(not_counted) if not_counted else true(),
+        )
         .group_by(UrlRow.host)
     )
     return {host: count for host, count in (await connection.execute(statement)).all()}

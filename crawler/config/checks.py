@@ -88,6 +88,11 @@ def check(config: CrawlConfig) -> None:
         "daemon_id",
         "must be up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
     )
+    require(
+        config.max_pages_per_host is None or config.max_pages_per_host >= 1,
+        "max_pages_per_host",
+        "must be at least 1",
+    )
     require(config.frontier_memory >= 2, "frontier_memory", "must hold at least 2 URLs")
     require(
         config.gamma is None or (math.isfinite(config.gamma) and config.gamma > 0),

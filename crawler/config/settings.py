@@ -145,6 +145,12 @@ class CrawlConfig:
         None, "limits", "stop after this many URLs are visited (in this run)"
     )
     duration: float | None = setting(None, "limits", "stop after this many seconds")
+    max_pages_per_host: int | None = setting(
+        None,
+        "limits",
+        "pages fetched from one host, at most, over the whole crawl (robots.txt and "
+        "redirects not counted; docs/crawling.md)",
+    )
     concurrency: int = setting(
         defaults.CONCURRENCY,
         "limits",

@@ -28,6 +28,7 @@ from crawler.net.admission import Admission
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.pipeline.host_budget import REDIRECT_STATUSES
 from crawler.pipeline.writer import StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.timeline import Timeline
@@ -93,6 +94,10 @@ class Checkpoints:
             if own is not None:
                 self.frontier.policy.set_state(own)
             queued = await storage.count_queued_by_host(connection, self.frontier.owner)
+            if self.frontier.budget.enabled:  # before the frontier holds any URL
+                self.frontier.budget.add(
+                    await storage.pages_by_host(connection, not_counted=REDIRECT_STATUSES)
+                )
         await self.merge_others()
         self.frontier.spill_count(queued)  # all of them in the database only, so far
         await self.frontier.refill(self.db)  # the best of them, up to the bound

@@ -42,6 +42,7 @@ from crawler.net.politeness import Politeness
 from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.pipeline.host_budget import HostBudget
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive, WarcError
 from crawler.telemetry.metrics import CrawlerMetrics
@@ -66,6 +67,7 @@ class EngineLimits:
     stop_grace: float  # seconds visits in flight get to finish at shutdown
     drop_at_full_queue: bool  # the paper's loss, instead of waiting for room
     frontier_memory: int  # candidates held in memory; the rest wait in the database
+    max_pages_per_host: int | None = None  # pages fetched from one host (`host_budget`)
 
 
 class Engine:
@@ -99,6 +101,7 @@ class Engine:
             capacity=limits.frontier_memory,
             owner=None if leases is None else leases.daemon_id,
             owns=None if leases is None else leases.__contains__,
+            budget=HostBudget(limits.max_pages_per_host),
         )
         self.politeness = politeness
         self.visitor = visitor
@@ -264,7 +267,7 @@ class Engine:
                     and candidate.url in self.fetched
                 ):
                     # a redirect took this URL on: that visit fetches and records it
-                    self.frontier.stored(candidate.url_id)
+                    self.frontier.stored(candidate.url_id, page=False)
                     continue
                 if candidate is not None:
                     self.politeness.start(candidate.host, now)

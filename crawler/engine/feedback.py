@@ -15,6 +15,7 @@ import storage
 from crawler.engine.revisits import Revisits
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
+from crawler.pipeline.host_budget import is_page
 from crawler.pipeline.writer import Committed
 from crawler.telemetry.metrics import CrawlerMetrics
 
@@ -43,7 +44,7 @@ class CommitFeedback:
     def __call__(self, committed: list[Committed]) -> None:
         for item in committed:
             candidate, record = item.write.candidate, item.write.record
-            self.frontier.stored(candidate.url_id)
+            self.frontier.stored(candidate.url_id, page=record is None or is_page(record.status))
             self.frontier.drop(item.dropped)
             self.fetched.stored([candidate.url, *(hop.url for hop in item.write.reached)])
             contexts = item.write.contexts

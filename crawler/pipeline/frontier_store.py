@@ -24,6 +24,11 @@ URLs up to an even share of the capacity first, and then the best of the rest. I
 the URLs memory already holds or has dispatched and not stored. The database ranks each
 host's URLs itself, so that a host with fewer URLs than its share costs no read of the
 whole queue to find them all.
+
+A host at its page budget (`crawler.pipeline.host_budget`) is closed: its URLs leave
+memory, new ones are not held or counted, and refills pass them by; in the database
+they stay queued. A URL given back (no page came of its visit) opens its host again,
+whose URLs are then read back.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
+from crawler.pipeline.host_budget import HostBudget
 from policies import Candidate, LinkContext, PriorityFrontier
 
 REFILL_BATCH = 5_000  # rows the database hands over at a time
@@ -53,6 +59,7 @@ class BoundedFrontier:
         capacity: int,
         owner: str | None = None,
         owns: Callable[[str], bool] | None = None,
+        budget: HostBudget | None = None,
     ) -> None:
         if capacity < 2:
             raise ValueError(f"the frontier's capacity must be at least 2, got {capacity}")
@@ -60,6 +67,7 @@ class BoundedFrontier:
         self.capacity = capacity
         self.owner = owner  # a daemon of a shared crawl: only its hosts' URLs are read
         self.owns = owns  # whether a host's URLs belong here (None: every host's)
+        self.budget = budget or HostBudget(None)  # pages a host may have
         self.spilled = 0  # queued in the database only (an estimate, corrected by refills)
         self.spilled_hosts: Counter[str] = Counter()  # the same by host
         # hosts whose URLs in memory ran out while the database holds more of theirs
@@ -77,6 +85,8 @@ class BoundedFrontier:
         url_id = candidate.url_id
         if self.owns is not None and not self.owns(candidate.host):
             return  # another daemon's host: its holder reads it from the database
+        if not candidate.revisit and not self.budget.allows(candidate.host):
+            return  # its host's budget is spent: the URL stays queued in the database
         if candidate.revisit:
             self.policy.push(candidate)
         elif self.policy.holds(url_id) or url_id in self._dispatched:
@@ -108,6 +118,7 @@ class BoundedFrontier:
             if candidate.url_id not in self._dispatched:
                 return  # already put back
             self._dispatched.pop(candidate.url_id, None)
+            self._give_back(candidate.host)
             if self.owns is not None and not self.owns(candidate.host):
                 return  # the host went to another daemon; the URL is queued in the database
         elif self.owns is not None and not self.owns(candidate.host):
@@ -126,8 +137,11 @@ class BoundedFrontier:
             candidate := self.policy.pop(is_ready, turn_comes)
         ) is not None and not candidate.revisit:
             self._read_back_when_out(candidate.host)
-            if candidate.url_id not in self._dropped:
+            # a refill may have read a host's URLs back as its budget ran out
+            if candidate.url_id not in self._dropped and self.budget.allows(candidate.host):
                 self._dispatched[candidate.url_id] = candidate.host
+                if self.budget.take(candidate.host):
+                    self._close(candidate.host)
                 break
             self._dropped.discard(candidate.url_id)
             self.policy.forget(candidate)
@@ -167,9 +181,12 @@ class BoundedFrontier:
         rank by it now (the others will when read back). How many moved here."""
         return sum(self.policy.raise_score(url_id, score) for url_id in url_ids)
 
-    def stored(self, url_id: int) -> None:
-        """The URL's visit is in the database: it is no longer queued."""
-        self._dispatched.pop(url_id, None)
+    def stored(self, url_id: int, *, page: bool = True) -> None:
+        """The URL's visit is in the database: it is no longer queued. `page`: whether
+        its host gave a page, of its budget."""
+        host = self._dispatched.pop(url_id, None)
+        if host is not None and not page and self._give_back(host):
+            self._hosts_to_read[host] = None  # its URLs left memory when it closed
         if self._stored_meanwhile is not None:
             self._stored_meanwhile.add(url_id)
 
@@ -177,6 +194,22 @@ class BoundedFrontier:
         self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
     ) -> None:
         self.policy.on_fetched(candidate, relevance, children)
+
+    def _close(self, host: str) -> None:
+        """`host`'s budget is spent: its URLs leave memory and are no longer counted."""
+        for candidate in self.policy.drop_host(host):
+            self._dropped.discard(candidate.url_id)
+        self.spilled -= self.spilled_hosts.pop(host, 0)
+        self._hosts_to_read.pop(host, None)
+
+    def _give_back(self, host: str) -> bool:
+        """A dispatched URL of `host` brought no page; whether that opened the host again,
+        whose URLs the database holds (read back when memory has none of them)."""
+        if not self.budget.give_back(host):
+            return False
+        self.spilled_hosts[host] += 1  # at least one: a read corrects the count
+        self.spilled += 1
+        return True
 
     def hosts(self) -> Iterator[str]:
         return self.policy.hosts()
@@ -208,13 +241,18 @@ class BoundedFrontier:
         waits beyond memory: other daemons add URLs to these hosts."""
         in_memory = self.policy.host_sizes()
         self.spilled_hosts = Counter(
-            {host: n - in_memory.get(host, 0) for host, n in queued.items()}
+            {
+                host: n - in_memory.get(host, 0)
+                for host, n in queued.items()
+                if self.budget.allows(host)
+            }
         )
         self.spilled_hosts = +self.spilled_hosts  # the positive counts only
         self.spilled = sum(self.spilled_hosts.values())
 
     def spill_count(self, by_host: dict[str, int]) -> None:
         """Take these counts as the URLs queued in the database only (on a restart)."""
+        by_host = {host: n for host, n in by_host.items() if self.budget.allows(host)}
         self.spilled_hosts = Counter(by_host)
         self.spilled = sum(by_host.values())
 
@@ -317,8 +355,9 @@ class BoundedFrontier:
         return self.policy.holds(url_id) or url_id in self._dispatched or url_id in stored
 
     def _mine(self, host: str) -> bool:
-        """Whether `host`'s URLs belong here (a lease given up while a refill reads)."""
-        return self.owns is None or self.owns(host)
+        """Whether `host`'s URLs belong here (a lease given up while a refill reads, a
+        budget spent)."""
+        return (self.owns is None or self.owns(host)) and self.budget.allows(host)
 
     def _load(self, candidates: Sequence[Candidate]) -> None:
         """Hold these URLs read back, in this order."""
