@@ -48,6 +48,7 @@ from crawler.startup import (
 from crawler.telemetry.console import Console
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.metrics_server import MetricsServer
+from crawler.web import Api, build_app
 from policies import TopicScorer, make_frontier_policy, make_pool_policy
 
 log = logging.getLogger(__name__)
@@ -231,6 +232,14 @@ async def run_crawl(
                 host=config.metrics_host,
                 port=config.metrics_port,
                 health=functools.partial(_health, engine, retry),
+                app=build_app(
+                    Api(
+                        engine=engine,
+                        scope=scope,
+                        token=config.api_token,
+                        relevance_threshold=config.relevance_threshold,
+                    )
+                ),
             )
             await server.start()
             log.info("metrics at %s", server.url)

@@ -14,7 +14,8 @@ fetched visit is settled in one place (`settle`): retried, lost (only with
 a page waiting. What a commit stored goes back to the frontier
 (`feedback`). A visit waiting part-way for a host's turn (a redirect's target) is not
 fetching: its place goes to another visit, and visits in all stay within twice the
-concurrency.
+concurrency. A paused engine dispatches nothing (`pause`): the visits in flight finish
+and are stored, and it waits, even with nothing left to do, until it is resumed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -41,7 +42,7 @@ from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
-from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
 from crawler.pipeline.host_budget import HostBudget
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive, WarcError
@@ -145,6 +146,7 @@ class Engine:
         self.visits = parts.visits
         self.lease_keeper = parts.lease_keeper
         self._stop = asyncio.Event()
+        self._paused = False
         self._refill: asyncio.Task[None] | None = None
         self.writer_hold = WriterHold(
             lambda: self._writer.pending,
@@ -158,6 +160,29 @@ class Engine:
         """Stop dispatching; what is in flight finishes and is stored."""
         self._stop.set()
         self._wake.set()
+
+    def pause(self) -> None:
+        """Dispatch nothing until `resume`; what is in flight finishes and is stored."""
+        self._paused = True
+
+    def resume(self) -> None:
+        self._paused = False
+        self._wake.set()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    async def queue_urls(self, urls: Sequence[storage.NewUrl]) -> list[storage.QueuedUrl]:
+        """Queue URLs from outside the crawl (seeds added while it runs): stored, then
+        handed to the frontier at once. The URLs that were new; a known URL is left as
+        it is (queued, or visited)."""
+        async with self.db.begin() as connection:
+            queued = await storage.add_urls(connection, urls)
+        for new in queued:
+            self.frontier.push(candidate_of(new))
+        self._wake.set()
+        return queued
 
     @property
     def in_flight(self) -> int:
@@ -255,7 +280,9 @@ class Engine:
                 self._refill = group.create_task(self._refill_frontier(), name="refill")
             # backpressure: results the writer has not committed hold memory (text,
             # links), and their links are not in the frontier yet (`write_hold`)
-            blocked = room <= 0 or self.writer_hold.holds(now) or self._processor_behind()
+            blocked = (
+                self._paused or room <= 0 or self.writer_hold.holds(now) or self._processor_behind()
+            )
             if not blocked:
                 candidate = self.frontier.pop(
                     functools.partial(self._ready, now=now),
@@ -273,7 +300,7 @@ class Engine:
                     self.politeness.start(candidate.host, now)
                     self.visits.start(group, candidate, now=now)
                     continue
-            if self.is_idle():
+            if not self._paused and self.is_idle():
                 return "frontier exhausted"
             # blocked, a visit ending or a commit wakes the loop; else the next host's turn
             if blocked:

@@ -1,5 +1,6 @@
 """The small HTTP server for /metrics (Prometheus text format) and /healthz (JSON: 200
-with status ok, 503 with what is wrong)."""
+with status ok, 503 with what is wrong), beside the routes of the application it is
+given (the daemon's API and web page, `crawler.web`)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,17 @@ class MetricsServer:
         host: str,
         port: int,
         health: Callable[[], dict[str, object]] = lambda: {"status": "ok"},
+        app: web.Application | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
         self.port = port
         self.health = health
+        self.app = app if app is not None else web.Application()
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
-        app = web.Application()
+        app = self.app
         app.router.add_get("/metrics", self._metrics)
         app.router.add_get("/healthz", self._healthz)
         self._runner = web.AppRunner(app, access_log=None)
