@@ -1,6 +1,7 @@
 """The `crawler` command. Each command group lives in a module of its own: crawling
-(`run`, `demo`, `healthcheck`), the collection (`export`, `status`), the report,
-the synthetic web (`testbed`) and research (`plan`, `simulate`, `experiment`).
+(`run`, `demo`, `healthcheck`), a running daemon (`seeds add`, `pause`, `resume`), the
+collection (`export`, `status`), the report, the synthetic web (`testbed`) and research
+(`plan`, `simulate`, `experiment`).
 
 The groups load when the parser is built, not when this module is: importing the
 module costs what its imports cost, not those of every command."""
@@ -28,6 +29,7 @@ you can watch, search and export.
   crawler demo                                    try it on a synthetic web, here
   crawler run --seed URL --topic TEXT             crawl (crawl.db in this directory)
   crawler status | export | report                what a crawl found
+  crawler seeds add URL | pause | resume          steer a running daemon (--api)
 
 `crawler COMMAND --help` says more of each command."""
 
@@ -41,7 +43,16 @@ def __getattr__(name: str) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from crawler.cli import collection, crawl, experiment, report, research, search, testbed
+    from crawler.cli import (
+        collection,
+        crawl,
+        experiment,
+        remote,
+        report,
+        research,
+        search,
+        testbed,
+    )
 
     parser = argparse.ArgumentParser(
         prog="crawler", description=DESCRIPTION, formatter_class=argparse.RawTextHelpFormatter
@@ -52,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (crawl, collection, search, report, research, experiment, testbed):
+    for group in (crawl, remote, collection, search, report, research, experiment, testbed):
         group.add_commands(commands)
     return parser
 
