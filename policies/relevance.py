@@ -79,6 +79,18 @@ class Rows:
         )
         return whole if start == 0 and stop is None else whole.rows(start, stop)
 
+    @classmethod
+    def concat(cls, parts: Sequence[Rows], n_features: int) -> Rows:
+        """The rows of `parts`, one part's after another's."""
+        starts = np.cumsum([0, *(part.nnz for part in parts)])[:-1]
+        indptr = [part.indptr[1:] + start for part, start in zip(parts, starts, strict=True)]
+        return cls(
+            np.concatenate([np.zeros(1, dtype=np.int64), *indptr]),
+            np.concatenate([np.zeros(0, dtype=np.int32), *(part.indices for part in parts)]),
+            np.concatenate([np.zeros(0, dtype=np.float32), *(part.data for part in parts)]),
+            n_features,
+        )
+
     def rows(self, start: int = 0, stop: int | None = None) -> Rows:
         """Rows `start` to `stop` of these, sharing their memory."""
         stop = len(self.indptr) - 1 if stop is None else stop
@@ -220,7 +232,7 @@ class TopicScorer:
             return self
         import scipy.sparse as sp
 
-        examples = _stacked(self.topic_counts_, counts)
+        examples = Rows.concat([self.topic_counts_, counts], self.n_features)
         features = sp.csr_matrix(
             (self._weigh(examples), examples.indices, examples.indptr), shape=examples.shape
         )
@@ -404,16 +416,6 @@ class _Counts:
             self.feedback_sum - other.feedback_sum,
             self.n_feedback - other.n_feedback,
         )
-
-
-def _stacked(first: Rows, second: Rows) -> Rows:
-    """The rows of `first`, then those of `second`."""
-    return Rows(
-        np.concatenate([first.indptr, second.indptr[1:] + first.nnz]),
-        np.concatenate([first.indices, second.indices]),
-        np.concatenate([first.data, second.data]),
-        first.n_features,
-    )
 
 
 def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:

@@ -9,6 +9,8 @@ A daemon of a shared crawl saves what its models learned from its own pages unde
 own name (`relevance.document_frequency@DAEMON`), and at each checkpoint merges into its
 models what the crawl's other daemons last saved (`merge`: counts add up, weights are
 mixed), so each scores with the whole crawl's model, one or two checkpoints old.
+
+Every LABEL_INTERVAL it looks for labels new since the last look (`crawler.engine.labels`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
+from crawler.engine.labels import LabelWatch
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits
 from crawler.net.admission import Admission
@@ -39,6 +42,7 @@ log = logging.getLogger(__name__)
 CHECKPOINT_INTERVAL = 10.0  # seconds between saves of host and learned state
 GAUGE_INTERVAL = 1.0  # seconds between updates of the gauges that cost a scan
 TIMELINE_INTERVAL = 5.0  # seconds between the timeline's samples (also at checkpoints)
+LABEL_INTERVAL = 2.0  # seconds between looks at the labels table (one small read)
 SCORER_STATE = "relevance.document_frequency"
 FRONTIER_STATE = "frontier.{policy}"  # a learning frontier policy's state
 
@@ -54,6 +58,7 @@ class Checkpoints:
         admission: Admission,
         revisits: Revisits,
         scorer: TopicScorer,
+        labels: LabelWatch,
         writer: StorageWriter,
         pool: PoolControl,
         metrics: CrawlerMetrics,
@@ -69,6 +74,7 @@ class Checkpoints:
         self.admission = admission
         self.revisits = revisits
         self.scorer = scorer
+        self.labels = labels
         self.writer = writer
         self.pool = pool
         self.metrics = metrics
@@ -81,7 +87,7 @@ class Checkpoints:
 
     async def restore(self) -> None:
         """Bring back what earlier runs learned: the hosts still closed (the others when
-        visited), the sources, the models, the frontier."""
+        visited), the sources, the models, the user's labels, the frontier."""
         async with self.db.connect() as connection:
             await self.hosts.restore(connection)
             if self.revisits.settings.enabled:
@@ -99,6 +105,7 @@ class Checkpoints:
                     await storage.pages_by_host(connection, not_counted=REDIRECT_STATUSES)
                 )
         await self.merge_others()
+        await self.labels.refresh()
         self.frontier.spill_count(queued)  # all of them in the database only, so far
         await self.frontier.refill(self.db)  # the best of them, up to the bound
         self.metrics.sources.set(len(self.revisits.sources))
@@ -132,7 +139,7 @@ class Checkpoints:
             log.warning("could not merge the other daemons' models: %s", error)
 
     async def run(self) -> None:
-        last_checkpoint = last_sample = self.clock()
+        last_checkpoint = last_sample = last_labels = self.clock()
         while True:
             await asyncio.sleep(GAUGE_INTERVAL)
             now = self.clock()
@@ -148,6 +155,9 @@ class Checkpoints:
             elif now - last_sample >= TIMELINE_INTERVAL:
                 self.writer.put(StateWrite(timeline=[self._sample()]))
                 last_sample = now
+            if now - last_labels >= LABEL_INTERVAL:
+                await self.labels.refresh()
+                last_labels = now
 
     def save(self) -> None:
         """Save the hosts changed since the last checkpoint, the learned models, and a

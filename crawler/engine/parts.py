@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.engine.checkpoints import Checkpoints
 from crawler.engine.feedback import CommitFeedback, OnStored
+from crawler.engine.labels import LabelWatch
 from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases
 from crawler.engine.pool_control import PoolControl
@@ -101,6 +102,12 @@ class EngineParts:
             admission=visitor.turns.admission,
             revisits=revisits,
             scorer=scorer,
+            labels=LabelWatch(
+                db=db,
+                scorer=scorer,
+                relevance_threshold=limits.relevance_threshold,
+                metrics=metrics,
+            ),
             writer=writer,
             pool=pool,
             metrics=metrics,

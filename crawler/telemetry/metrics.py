@@ -68,7 +68,7 @@ class CrawlerMetrics:
         )
         self.relevance = Histogram(
             "crawler_page_relevance",
-            "Relevance of parsed pages to the topic (cosine similarity)",
+            "Relevance of parsed pages to the topic (cosine similarity, moved by the labels)",
             buckets=RELEVANCE_BUCKETS,
             registry=registry,
         )
@@ -235,6 +235,11 @@ class CrawlerMetrics:
         self.revisit_budget = Gauge(
             "crawler_revisit_budget",
             "Re-visit cost allowed a period (a source costs 1 at the crawl's delay)",
+            registry=registry,
+        )
+        self.labels = Gauge(
+            "crawler_labels",
+            "Pages the user labelled relevant or not, which the topic model learns from",
             registry=registry,
         )
         self.build_info = Info("crawler_build", "Version of the crawler", registry=registry)

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.engine import checkpoints
 from crawler.engine.checkpoints import SCORER_STATE, Checkpoints
+from crawler.engine.labels import LabelWatch
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits, RevisitSettings
 from crawler.net.admission import Admission
@@ -51,6 +52,7 @@ class Runs:
         """A run whose scorer has read `texts`, remembering `capacity` idle hosts."""
         hosts = host_memory(self.db, self.clock, capacity=capacity)
         admission = Admission(concurrency=1, target=1)
+        learning = scorer(*texts)
         return Checkpoints(
             db=self.db,
             frontier=BoundedFrontier(BestFirst(), capacity=100),
@@ -58,7 +60,10 @@ class Runs:
             politeness=hosts.politeness,
             admission=admission,
             revisits=Revisits(RevisitSettings(policy="whittle"), seeds=()),
-            scorer=scorer(*texts),
+            scorer=learning,
+            labels=LabelWatch(
+                db=self.db, scorer=learning, relevance_threshold=0.1, metrics=self.metrics
+            ),
             writer=StorageWriter(self.db, on_committed=lambda committed: None),
             pool=PoolControl(FixedPool(max_fetchers=1), self.metrics, admission, buffer=1),
             metrics=self.metrics,
