@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.models import URL_DONE, URL_QUEUED, PageText, UrlRow
+from storage.models import URL_DONE, URL_QUEUED, LabelRow, PageText, UrlRow
 
 OUTLINKS = 200  # links of a page read at most
 
@@ -40,6 +40,7 @@ class PageDetail:
     error: str | None  # the visit's error kind; None for a page fetched
     discovered_from: str | None  # the page whose link it was first met on; None: a seed
     text: str | None  # the main text, if the crawl keeps texts
+    label: bool | None  # a user's judgement of it (`storage.labels`); None: not labelled
     # The URLs this page revealed: those first met on it. A link to a URL known
     # before (from another page, or a seed) is not recorded with the page.
     outlinks: list[Outlink]
@@ -59,6 +60,7 @@ async def page_detail(
     if row is None:
         return None
     blob = await connection.scalar(select(PageText.text).where(PageText.url_id == url_id))
+    label = await connection.scalar(select(LabelRow.relevant).where(LabelRow.url_id == url_id))
     links = (
         await connection.execute(
             select(UrlRow.id, UrlRow.url, UrlRow.state)
@@ -83,6 +85,7 @@ async def page_detail(
         error=row.error,
         discovered_from=row.discovered_from,
         text=None if blob is None else zlib.decompress(blob).decode(),
+        label=None if label is None else bool(label),
         outlinks=[Outlink(id_, url, state != URL_QUEUED) for id_, url, state in links[:outlinks]],
         more_outlinks=len(links) > outlinks,
     )

@@ -7,6 +7,8 @@ pause, resume, labels) needs the bearer token (`crawler.web.auth`).
     POST /api/v1/pause, /api/v1/resume  stop dispatching, and go on
     GET  /api/v1/search                 the collection's search (`crawler search`)
     GET  /api/v1/pages/{id}             a page: its fetch, main text and outlinks
+    POST /api/v1/pages/{id}/label       a user's judgement of a page: relevant or not
+    GET  /api/v1/pages?sort=uncertain   the pages worth labelling next
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ from crawler.web.requests import (
     query_float,
     query_int,
 )
+from storage.labels import save_label, uncertain_pages
 from storage.pages import PageDetail, page_detail, url_ids
 
 PREFIX = "/api/v1"
 MAX_SEEDS = 1_000  # URLs one request may add
-MAX_HITS = 100  # a search's limit, at most
+MAX_HITS = 100  # a search's or a list of pages' limit, at most
 
 URLS = Field(
     f"a list of 1 to {MAX_SEEDS} URL strings",
@@ -48,6 +51,7 @@ URLS = Field(
         and all(isinstance(url, str) for url in value)
     ),
 )
+RELEVANT = Field("true or false", lambda value: isinstance(value, bool))
 
 
 class Api:
@@ -76,6 +80,8 @@ class Api:
             web.post(f"{PREFIX}/resume", self.resume),
             web.get(f"{PREFIX}/search", self.search),
             web.get(PREFIX + "/pages/{id}", self.page),
+            web.post(PREFIX + "/pages/{id}/label", self.label),
+            web.get(f"{PREFIX}/pages", self.pages),
         ]
 
     # -- the crawl -------------------------------------------------------------------
@@ -205,6 +211,45 @@ class Api:
             raise ApiError(404, f"no page with id {url_id} has been fetched")
         return web.json_response(_page_json(page))
 
+    async def label(self, request: web.Request) -> web.Response:
+        authorize(request, self.token)
+        url_id = _page_id(request)
+        body = await json_object(request, {"relevant": RELEVANT})
+        try:
+            saved = await save_label(self.db, url_id, body["relevant"])
+        except (SQLAlchemyError, OSError) as error:
+            raise ApiError(503, f"the database cannot be written: {error}") from error
+        if not saved:
+            raise ApiError(404, f"no page with id {url_id} is stored with its text")
+        return web.json_response({"id": url_id, "relevant": body["relevant"]})
+
+    async def pages(self, request: web.Request) -> web.Response:
+        """The pages worth labelling next: those the topic model is least sure of."""
+        check_query(request, {"sort", "limit"})
+        sort = request.query.get("sort")
+        if sort != "uncertain":
+            said = "" if sort is None else f", not {sort!r:.40}"
+            raise bad_request(f"sort must be uncertain{said} (the pages worth labelling next)")
+        limit = query_int(request, "limit", default=10, low=1, high=MAX_HITS)
+        try:
+            found = await uncertain_pages(self.db, limit)
+        except (SQLAlchemyError, OSError) as error:
+            raise ApiError(503, f"the database cannot be read: {error}") from error
+        return web.json_response(
+            {
+                "pages": [
+                    {
+                        "id": page.url_id,
+                        "url": page.url,
+                        "title": page.title,
+                        "relevance": _rounded(page.relevance),
+                        "margin": round(page.margin, 4),
+                    }
+                    for page in found
+                ]
+            }
+        )
+
 
 def _page_id(request: web.Request) -> int:
     raw = request.match_info["id"]
@@ -222,6 +267,7 @@ def _page_json(page: PageDetail) -> dict[str, Any]:
         "relevance": _rounded(page.relevance),
         "depth": page.depth,
         "text": page.text,
+        "label": page.label,
         "outlinks": [
             {"id": link.url_id, "url": link.url, "visited": link.visited} for link in page.outlinks
         ],

@@ -112,6 +112,10 @@ SCHEMAS: dict[str, Any] = {
                 "type": ["string", "null"],
                 "description": "the main text; null when the crawl keeps no texts",
             },
+            "label": {
+                "type": ["boolean", "null"],
+                "description": "a user's label: relevant or not; null: not labelled",
+            },
             "outlinks": {
                 "type": "array",
                 "description": "the URLs this page revealed: those the crawl first met on "
@@ -171,6 +175,29 @@ SCHEMAS: dict[str, Any] = {
         },
     },
     "Empty": {"type": "object", "additionalProperties": False, "maxProperties": 0},
+    "Label": {
+        "type": "object",
+        "required": ["relevant"],
+        "additionalProperties": False,
+        "properties": {"relevant": {"type": "boolean"}},
+    },
+    "Labelled": {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "relevant": {"type": "boolean"}},
+    },
+    "Uncertain": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "url": {"type": "string"},
+            "title": {"type": ["string", "null"]},
+            "relevance": {"type": "number"},
+            "margin": {
+                "type": "number",
+                "description": "how far its relevance lies from the relevance threshold",
+            },
+        },
+    },
 }
 
 
@@ -257,6 +284,57 @@ def openapi_document() -> dict[str, Any]:
                     "200": _json(_ref("Page"), "the page"),
                     "400": BAD_REQUEST,
                     "404": _json(ERROR, "no fetched page has this id"),
+                },
+            }
+        },
+        PREFIX + "/pages/{id}/label": {
+            "post": {
+                "summary": "Label a page relevant to the topic or not",
+                "description": "The topic model learns from the labels. Labelling a page "
+                "again replaces its label. A page can be labelled once stored with its text.",
+                "security": [{"bearer": []}],
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("Label")}},
+                },
+                "responses": {
+                    "200": _json(_ref("Labelled"), "the label saved"),
+                    "400": BAD_REQUEST,
+                    **REFUSED,
+                    "404": _json(ERROR, "no page with this id is stored with its text"),
+                },
+            }
+        },
+        f"{PREFIX}/pages": {
+            "get": {
+                "summary": "The pages worth labelling next",
+                "description": "Unlabelled pages whose relevance lies nearest the crawl's "
+                "relevance threshold (the topic model least sure of them), nearest first.",
+                "parameters": [
+                    _query(
+                        "sort",
+                        {"type": "string", "enum": ["uncertain"]},
+                        "the order",
+                        required=True,
+                    ),
+                    _query(
+                        "limit",
+                        {"type": "integer", "minimum": 1, "maximum": MAX_HITS, "default": 10},
+                        "pages, at most",
+                    ),
+                ],
+                "responses": {
+                    "200": _json(
+                        {
+                            "type": "object",
+                            "properties": {"pages": {"type": "array", "items": _ref("Uncertain")}},
+                        },
+                        "the pages, the least sure first",
+                    ),
+                    "400": BAD_REQUEST,
                 },
             }
         },

@@ -11,8 +11,10 @@ import pytest_asyncio
 from aiohttp import ClientSession, ClientTimeout
 from openapi_spec_validator import validate
 
+import storage
 from crawler.web.page import CONTENT_SECURITY_POLICY
 from crawler.web.requests import MAX_BODY
+from storage.labels import load_labels
 from tests.crawler.helpers import html
 from tests.crawler.web.daemon import TOKEN, Daemon, chain, running_daemon, wait_for
 
@@ -31,7 +33,7 @@ ROUTES = {
     "/cake": html("<html><head><title>Cake</title></head><body><p>Flour and sugar.</p></body>"),
     "/chain/{n}": chain(latency=0.05),
 }
-CHANGES = ["/api/v1/seeds", "/api/v1/pause", "/api/v1/resume"]
+CHANGES = ["/api/v1/seeds", "/api/v1/pause", "/api/v1/resume", "/api/v1/pages/1/label"]
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
@@ -122,6 +124,8 @@ async def test_the_openapi_document_is_valid_and_names_every_route(daemon: Daemo
         ("POST", "/api/v1/resume"),
         ("GET", "/api/v1/search"),
         ("GET", "/api/v1/pages/{id}"),
+        ("POST", "/api/v1/pages/{id}/label"),
+        ("GET", "/api/v1/pages"),
     } <= described
     for (method, path), operation in (
         ((method.upper(), path), operation)
@@ -171,6 +175,11 @@ BAD_BODIES: list[tuple[str, dict[str, Any], str]] = [
     ("/api/v1/seeds", {"data": b'{"urls": []}'}, "send JSON with Content-Type"),
     ("/api/v1/pause", {"json": {"now": True}}, "unknown field 'now'"),
     ("/api/v1/resume", {"data": b"nonsense"}, "send JSON with Content-Type"),
+    ("/api/v1/pages/1/label", {"json": {"relevant": "yes"}}, "'relevant' must be true or false"),
+    ("/api/v1/pages/1/label", {"json": {"relevant": 1}}, "'relevant' must be true or false"),
+    ("/api/v1/pages/1/label", {"json": {}}, "the field 'relevant' is missing"),
+    ("/api/v1/pages/1/label", {"json": {"relevant": True, "why": "x"}}, "unknown field 'why'"),
+    ("/api/v1/pages/one/label", {"json": {"relevant": True}}, "a page's id is a whole number"),
 ]
 
 
@@ -201,6 +210,9 @@ BAD_QUERIES = [
     ("/api/v1/search?q=solar&lang=en", "unknown query parameter 'lang'"),
     ("/api/v1/search?q=solar&q=wind", "the query parameter 'q' is given more than once"),
     ("/api/v1/status?verbose=1", "unknown query parameter 'verbose'"),
+    ("/api/v1/pages", "sort must be uncertain"),
+    ("/api/v1/pages?sort=relevance", "sort must be uncertain, not 'relevance'"),
+    ("/api/v1/pages?sort=uncertain&limit=1000", "limit must be between 1 and 100"),
 ]
 
 
@@ -233,3 +245,31 @@ async def test_a_method_not_allowed_is_405_in_json(daemon: Daemon) -> None:
     ):
         assert response.status == 405
         assert "error" in await response.json()
+
+
+async def test_a_label_reaches_the_database_and_the_page_shows_it(daemon: Daemon) -> None:
+    _, found = await daemon.call("GET", "/api/v1/search?q=sunlight")
+    wind = next(hit["id"] for hit in found["hits"] if hit["title"] == "Wind")
+    code, body = await daemon.call("POST", f"/api/v1/pages/{wind}/label", json={"relevant": False})
+    assert (code, body) == (200, {"id": wind, "relevant": False})
+    engine = storage.open_engine(daemon.db_url)
+    try:
+        labels = {label.url_id: label.relevant for label in await load_labels(engine)}
+    finally:
+        await engine.dispose()
+    assert labels[wind] is False
+    _, page = await daemon.call("GET", f"/api/v1/pages/{wind}")
+    assert page["label"] is False
+    code, body = await daemon.call("POST", "/api/v1/pages/999999/label", json={"relevant": True})
+    assert code == 404
+    assert body["error"] == "no page with id 999999 is stored with its text"
+
+
+async def test_the_pages_worth_labelling_nearest_the_threshold_first(daemon: Daemon) -> None:
+    code, body = await daemon.call("GET", "/api/v1/pages?sort=uncertain&limit=3")
+    assert code == 200
+    pages = body["pages"]
+    assert 1 <= len(pages) <= 3
+    margins = [page["margin"] for page in pages]
+    assert margins == sorted(margins)
+    assert {"id", "url", "title", "relevance", "margin"} <= pages[0].keys()
