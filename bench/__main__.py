@@ -21,6 +21,7 @@ BENCHMARKS = {
     "cluster": ("cluster.py", "daemons sharing one crawl through PostgreSQL"),
     "page-cost": ("page_cost.py", "CPU of the processor's work on one real page"),
     "search": ("search.py", "main text and search: CPU a page, latency, precision at 10"),
+    "labels": ("labels.py", "F1 and harvest after labels the crawler asked for, or random"),
     "links": ("links.py", "ns a resolved link on real pages, before and after the URL parser"),
     "conformance": ("conformance.py", "URLs and robots.txt against the public test suites"),
     "frontier-memory": ("frontier_memory.py", "memory of the frontier's queue in memory"),
