@@ -34,6 +34,9 @@ class Outcome(StrEnum):
     # the host's turn went to its robots.txt, which allows the URL: the URL waits for the
     # host's next turn in the frontier, not in a visit (no fetch of the page was made)
     ROBOTS_FIRST = "robots_first"
+    # the host's turn went to one of its sitemaps (crawler.net.sitemaps): the URL waits
+    # for the host's next turn in the frontier, as after robots.txt
+    SITEMAP_FIRST = "sitemap_first"
 
     @property
     def error(self) -> str | None:
@@ -42,9 +45,14 @@ class Outcome(StrEnum):
     @property
     def retried(self) -> bool:
         """Whether the URL goes back to the frontier instead of being recorded."""
-        return self in (Outcome.THROTTLED, Outcome.DEFERRED, Outcome.ROBOTS_FIRST)
+        return self in (
+            Outcome.THROTTLED,
+            Outcome.DEFERRED,
+            Outcome.ROBOTS_FIRST,
+            Outcome.SITEMAP_FIRST,
+        )
 
     @property
     def fetched_page(self) -> bool:
-        """Whether the visit asked for the page, or tried to (every outcome but one)."""
-        return self is not Outcome.ROBOTS_FIRST
+        """Whether the visit asked for the page, or tried to (every outcome but two)."""
+        return self not in (Outcome.ROBOTS_FIRST, Outcome.SITEMAP_FIRST)

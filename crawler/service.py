@@ -33,6 +33,7 @@ from crawler.net.politeness import Politeness
 from crawler.net.resolver import CachingResolver
 from crawler.net.robots import RobotsCache
 from crawler.net.scope import Scope
+from crawler.net.sitemaps import Sitemaps
 from crawler.net.url_filters import UrlFilters
 from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
@@ -139,6 +140,7 @@ async def run_crawl(
             politeness=politeness,
             robots=robots,
             capacity=config.host_memory,
+            sitemaps=Sitemaps(enabled=config.sitemaps, max_urls=config.sitemap_max_urls),
             on_read_back=metrics.hosts_read_back.inc,
             retry=retry,
         )

@@ -102,6 +102,8 @@ class HostRow(Base):
     backoff: Mapped[float] = mapped_column(Float, default=1.0)
     failures: Mapped[int] = mapped_column(Integer, default=0)
     not_before: Mapped[float] = mapped_column(Float, default=0.0)  # unix seconds
+    # which of its sitemaps are read and left to read (JSON; crawler.net.sitemaps)
+    sitemaps: Mapped[str | None] = mapped_column(Text)
 
 
 class LearnedState(Base):

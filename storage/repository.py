@@ -301,6 +301,7 @@ _HOST_COLUMNS = (
     HostRow.backoff,
     HostRow.failures,
     HostRow.not_before,
+    HostRow.sitemaps,
 )
 
 

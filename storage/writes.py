@@ -284,7 +284,14 @@ def save_hosts(connection: Connection, hosts: Sequence[HostRecord]) -> None:
     if not hosts:
         return
     statement = _insert(connection, HostRow)
-    columns = ("robots_status", "robots_body", "robots_fetched_at", "backoff", "failures")
+    columns = (
+        "robots_status",
+        "robots_body",
+        "robots_fetched_at",
+        "backoff",
+        "failures",
+        "sitemaps",
+    )
     statement = statement.on_conflict_do_update(
         index_elements=["host"],
         set_={name: getattr(statement.excluded, name) for name in (*columns, "not_before")},

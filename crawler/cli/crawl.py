@@ -58,6 +58,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         dest="store_text",
         help="keep titles and scores, not page text",
     )
+    run.add_argument(
+        "--no-sitemaps",
+        action="store_const",
+        const=False,
+        dest="sitemaps",
+        help="do not read the hosts' sitemaps",
+    )
     add_setting_flags(run)
     run.set_defaults(handler=_run)
     health = commands.add_parser(
@@ -107,6 +114,7 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
         "dns_servers",
         "allow_private_networks",
         "store_text",
+        "sitemaps",
     ):
         flags[name] = getattr(args, name)
     seeds = list(args.seeds or [])

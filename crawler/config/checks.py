@@ -42,6 +42,7 @@ def check(config: CrawlConfig) -> None:
         "host_memory",
         "lease_seconds",
         "db_outage_seconds",
+        "sitemap_max_urls",
     )
     for name in positive:
         require(getattr(config, name) > 0, name, "must be greater than 0")

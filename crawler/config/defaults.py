@@ -29,6 +29,7 @@ MAX_RETRIES = 3  # times a throttled URL goes back to the frontier
 MAX_BACKOFF = 600.0  # seconds: the longest a failing host is left alone
 ROBOTS_TTL = 86_400.0  # seconds a robots.txt is trusted
 ROBOTS_RETRY = 600.0  # seconds before asking again after a robots.txt 5xx
+SITEMAP_MAX_URLS = 50_000  # a host's sitemap entries in all: what one full file may hold
 
 FETCHERS = "mdp"  # the pool policy
 FULL_QUEUE = "block"  # a page meeting a full processor queue waits with its fetcher

@@ -123,6 +123,13 @@ class CrawlConfig:
         metavar="REGEX",
         flag_name="exclude-url",
     )
+    sitemaps: bool = setting(
+        True,
+        "crawl",
+        "read each host's sitemaps (its robots.txt's Sitemap lines, else /sitemap.xml) for "
+        "URLs to queue (`--no-sitemaps`; docs/crawling.md)",
+        flag=False,
+    )
     relevance_threshold: float = setting(
         defaults.RELEVANCE_THRESHOLD,
         "crawl",
@@ -150,6 +157,12 @@ class CrawlConfig:
         "limits",
         "pages fetched from one host, at most, over the whole crawl (robots.txt and "
         "redirects not counted; docs/crawling.md)",
+    )
+    sitemap_max_urls: int = setting(
+        defaults.SITEMAP_MAX_URLS,
+        "limits",
+        "sitemap entries read from one host, at most, its sitemap indexes' included; the "
+        "rest are ignored",
     )
     concurrency: int = setting(
         defaults.CONCURRENCY,

@@ -1,6 +1,7 @@
 """What a commit tells the crawl: the frontier learns each stored page's relevance, takes
 its new links and ranks higher the known ones it raised, the URLs under way are released
-as stored, the re-visits see their sources.
+as stored, the re-visits see their sources. A sitemap's new URLs join the frontier
+as a page's links do, with no page to learn from.
 
 Only committed results come here (`StorageWriter.on_committed`), so the frontier never
 holds a URL the database lacks.
@@ -16,7 +17,7 @@ from crawler.engine.revisits import Revisits
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
 from crawler.pipeline.host_budget import is_page
-from crawler.pipeline.writer import Committed
+from crawler.pipeline.writer import Committed, SitemapCommitted
 from crawler.telemetry.metrics import CrawlerMetrics
 
 # told each page fetched (its URL, its record) once its transaction has committed
@@ -41,8 +42,15 @@ class CommitFeedback:
         self.wake = wake  # new URLs may be ready: the dispatcher looks again
         self.on_stored = on_stored  # a caller's: each page fetched, once committed
 
-    def __call__(self, committed: list[Committed]) -> None:
+    def __call__(self, committed: list[Committed | SitemapCommitted]) -> None:
+        pages = 0
         for item in committed:
+            if isinstance(item, SitemapCommitted):
+                for queued in item.new_urls:
+                    self.frontier.push(candidate_of(queued, None))
+                self.metrics.sitemap_urls.inc(len(item.new_urls))
+                continue
+            pages += 1
             candidate, record = item.write.candidate, item.write.record
             self.frontier.stored(candidate.url_id, page=record is None or is_page(record.status))
             self.frontier.drop(item.dropped)
@@ -60,7 +68,7 @@ class CommitFeedback:
             self._observe_revisit(item)
             if self.on_stored is not None and record is not None and record.error is None:
                 self.on_stored(candidate.url, record)
-        self.metrics.pages_stored.inc(len(committed))
+        self.metrics.pages_stored.inc(pages)
         self.wake.set()
 
     def _observe_revisit(self, item: Committed) -> None:

@@ -1,6 +1,7 @@
 """A visit's fate once its fetching is over, decided in one place: put back for its
-host's next turn (its turn went to robots.txt), tried again later (429/503 and deferred
-robots.txt, within `max_retries`), lost to a full processor queue
+host's next turn (its turn went to robots.txt or a sitemap, whose URLs go to the
+writer with the host's record: not a page, nor counted as one), tried again later
+(429/503 and deferred robots.txt, within `max_retries`), lost to a full processor queue
 (only with `drop_at_full_queue`, Talim et al.'s loss), or queued for the processor, its
 fetcher waiting for room if the queue is full (blocking after service).
 
@@ -18,12 +19,14 @@ from crawler.engine.pool_control import PoolControl
 from crawler.engine.processing import Processing
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.host_memory import HostMemory
+from crawler.net.sitemaps import SitemapRead
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.frontier_store import BoundedFrontier
 from crawler.pipeline.processor import page_captures
-from crawler.pipeline.writer import StateWrite, StorageWriter
+from crawler.pipeline.writer import SitemapWrite, StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
+from policies import Candidate
 
 
 class Settlement:
@@ -58,9 +61,12 @@ class Settlement:
         if visit.response is not None:
             self.metrics.response_bytes.inc(visit.response.size)
         self._archive_robots(visit)
-        if visit.outcome is Outcome.ROBOTS_FIRST:  # not a try: the page was not asked for
+        if visit.outcome in (Outcome.ROBOTS_FIRST, Outcome.SITEMAP_FIRST):
+            # not a try: the page was not asked for
             self.fetched.end([candidate.url])
             self.frontier.put_back(candidate, ahead=True)
+            if visit.sitemap is not None:
+                self._write_sitemap(visit.sitemap, candidate)
             return False
         if visit.outcome.retried and candidate.attempts < self.max_retries:
             self.metrics.observe_outcome(visit.outcome)
@@ -92,6 +98,16 @@ class Settlement:
         if robots:
             hosts = self.hosts.records(visit.robots_fetched)
             self.writer.put(StateWrite(hosts=hosts, captures=robots))
+
+    def _write_sitemap(self, read: SitemapRead, candidate: Candidate) -> None:
+        """A sitemap's URLs, one step deeper than the URL whose visit read it, and its
+        host's record (what of its sitemaps is read), written in one transaction."""
+        self.metrics.sitemaps.labels(result=read.result).inc()
+        links = self.processing.processor.sitemap_links(
+            read, depth=candidate.depth + 1, parent_score=candidate.score
+        )
+        hosts = self.hosts.records([read.host])
+        self.hosts.saving(hosts, self.writer.put(SitemapWrite(links, hosts)))
 
     def _archive_unstored(self, visit: Visit) -> None:
         """A page's answers that no row records (429s retried, a page lost to a full

@@ -20,6 +20,7 @@ from crawler.net.exchange import Exchange, is_decoded
 from crawler.net.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
 from crawler.net.resolver import CachingResolver
 from crawler.net.robots import MAX_ROBOTS_BYTES
+from crawler.net.sitemap_xml import MAX_FILE_BYTES
 from crawler.outcomes import Outcome
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -151,6 +152,13 @@ class Fetcher:
         each hop in its host's turn. Raises FetchError on no usable answer."""
         return await self._request(url, limit=MAX_ROBOTS_BYTES, html_only=False, robots=True)
 
+    async def get_sitemap(self, url: URL, read: Callable[[bytes], bool]) -> Response:
+        """One request for a sitemap, no redirects followed: a 2xx body, decoded of its
+        Content-Encoding, is handed to `read` piece by piece, as it arrives, until `read`
+        says to stop or `MAX_FILE_BYTES` have come; it is neither kept nor captured.
+        Raises FetchError on no usable answer."""
+        return await self._request(url, limit=MAX_FILE_BYTES, html_only=False, read=read)
+
     async def _request(
         self,
         url: URL,
@@ -159,6 +167,7 @@ class Fetcher:
         html_only: bool,
         headers: Mapping[str, str] | None = None,
         robots: bool = False,
+        read: Callable[[bytes], bool] | None = None,
     ) -> Response:
         if self._session is None:
             raise RuntimeError("Fetcher.open() was not called")
@@ -176,7 +185,17 @@ class Fetcher:
                 wanted = 200 <= response.status < 300 and (
                     not html_only or media_type is None or media_type in HTML_TYPES
                 )
-                if wanted or self.capture:
+                if read is not None:
+                    wanted, peer = False, None  # read as it comes: nothing kept
+                    if 200 <= response.status < 300:
+                        async for chunk in response.content.iter_chunked(READ_CHUNK):
+                            size += len(chunk)
+                            # `read` is handed the piece that passes the limit: it
+                            # says itself where its limit cut the body
+                            if not read(chunk) or size > limit:
+                                response.close()  # stop the transfer
+                                break
+                elif wanted or self.capture:
                     try:
                         async for chunk in response.content.iter_chunked(READ_CHUNK):
                             size += len(chunk)
@@ -192,7 +211,7 @@ class Fetcher:
                 data = b"".join(chunks)
                 body = data if wanted else None
                 exchange = None
-                if self.capture:
+                if self.capture and read is None:
                     exchange = _exchange(
                         response, url, data, requested_at, peer, robots, truncated or broke_off
                     )

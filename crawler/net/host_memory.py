@@ -15,12 +15,12 @@ committed (checkpoints come every few seconds).
 
 Because only hosts that owe no delay are dropped, a host not in memory is ready: the
 dispatcher's `politeness.ready` stays synchronous and exact, with no database read. A
-visit reads its host back (robots.txt, Crawl-delay, backoff, failures) when it reaches
-the host, holding the host's slot, before robots.txt is consulted (`ensure`): robots.txt
-is fetched again only if the database has none still fresh. At start only the hosts
-still closed (not_before in the future) are read, and the names of all into a Bloom
-filter of fixed size (`crawler.net.bloom`), which every save adds to: a visit to a host the
-database cannot hold, as a new host's first, reads nothing.
+visit reads its host back (robots.txt, Crawl-delay, backoff, failures, its sitemaps'
+plan) when it reaches the host, holding the host's slot, before robots.txt is consulted
+(`ensure`): robots.txt is fetched again only if the database has none still fresh. At
+start only the hosts still closed (not_before in the future) are read, and the names of
+all into a Bloom filter of fixed size (`crawler.net.bloom`), which every save adds to: a
+visit to a host the database cannot hold, as a new host's first, reads nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import storage
 from crawler.net.bloom import BloomFilter
 from crawler.net.politeness import Politeness
 from crawler.net.robots import RobotsCache
+from crawler.net.sitemaps import Sitemaps
 
 
 class HostMemory:
@@ -46,6 +47,7 @@ class HostMemory:
         politeness: Politeness,
         robots: RobotsCache,
         capacity: int,
+        sitemaps: Sitemaps | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         on_read_back: Callable[[], None] = lambda: None,
@@ -55,6 +57,7 @@ class HostMemory:
         self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
         self.politeness = politeness
         self.robots = robots
+        self.sitemaps = sitemaps or Sitemaps.off()  # which of its sitemaps a host has read
         self.capacity = capacity
         self.clock = clock
         self.wall_clock = wall_clock
@@ -131,6 +134,7 @@ class HostMemory:
                     backoff=slot.backoff,
                     failures=slot.failures,
                     not_before=now_wall + max(0.0, slot.not_before - now),
+                    sitemaps=self.sitemaps.saved(name),
                 )
             )
         return records
@@ -164,6 +168,7 @@ class HostMemory:
             self._saved_in.pop(host, None)
             self.politeness.forget(host)
             self.robots.forget(host)
+            self.sitemaps.forget(host)
             dropped += 1
         return dropped
 
@@ -174,6 +179,7 @@ class HostMemory:
                 host, record.robots_status, record.robots_body, record.robots_fetched_at
             )
             self.politeness.set_crawl_delay(host, self.robots.crawl_delay(entry))
+        self.sitemaps.restore(host, record.sitemaps)
         slot = self.politeness.slot(host)
         slot.backoff, slot.failures = record.backoff, record.failures
         now_wall, now = self.wall_clock(), self.clock()

@@ -7,13 +7,18 @@ turn, a visit first reads the host's state back if memory has dropped it
 (`crawler.net.host_memory`), then consults its robots.txt, fetching it in that turn if it
 is not known. A URL whose host's turn went to its robots.txt ends its visit there
 (`ROBOTS_FIRST`) and waits for the next turn in the frontier, holding nothing; a
-redirect's target waits in its visit. Each URL's outcome is decided here, once.
+redirect's target waits in its visit. The next turn of a host whose sitemaps are
+still to be read (`crawler.net.sitemaps`) goes to one of them, as it would to robots.txt
+(`SITEMAP_FIRST`): asked only if robots.txt allows it, through the fetcher and the
+network guard, and followed by the host's delay. Each URL's outcome is decided here, once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,9 +34,13 @@ from crawler.net.host_turns import HostTurns, Turn
 from crawler.net.politeness import Feedback
 from crawler.net.robots import MAX_ROBOTS_REDIRECTS, RobotsCache, RobotsEntry, Verdict
 from crawler.net.scope import Scope
+from crawler.net.sitemap_xml import SitemapReader
+from crawler.net.sitemaps import MAX_INDEX_DEPTH, HostSitemaps, SitemapRead
 from crawler.net.urls import BadUrlError, canonicalize, host_key
 from crawler.outcomes import Outcome
 from policies import Candidate
+
+log = logging.getLogger(__name__)
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # the host was never asked: its address refused, or its name not found
@@ -51,6 +60,7 @@ class Visit:
     hops: tuple[str, ...] = ()  # the redirect targets taken on, in order
     exchanges: tuple[Exchange, ...] = ()  # every answer, robots.txt too, when captured
     robots_fetched: tuple[str, ...] = ()  # hosts whose robots.txt this visit fetched
+    sitemap: SitemapRead | None = None  # the sitemap its host's turn went to
 
     @property
     def status(self) -> int | None:
@@ -169,6 +179,10 @@ class Visitor:
                     self.politeness.defer(host, now, now + self.robots.retry)
                     self.hosts.changed(host)
                     return Visit(candidate, Outcome.DEFERRED, str(url))
+                if turn.feedback is None and len(chain) == 1 and not candidate.revisit:
+                    read = await self._read_sitemap(turn, host, url.origin(), entry)
+                    if read is not None:
+                        return Visit(candidate, Outcome.SITEMAP_FIRST, str(url), sitemap=read)
                 if verdict is Verdict.DISALLOW:
                     return Visit(candidate, Outcome.ROBOTS, str(url))
                 if turn.feedback is not None:
@@ -273,6 +287,35 @@ class Visitor:
                 return self._store_robots(host, None, None)  # a redirect to nowhere
         return self._store_robots(host, response.status, response.text())
 
+    async def _read_sitemap(
+        self, turn: Turn, host: str, origin: URL, entry: RobotsEntry
+    ) -> SitemapRead | None:
+        """Ask for the next of `host`'s sitemaps robots.txt allows, in `turn`; None when
+        none is left to ask for (those robots.txt disallows are passed over unasked) or
+        no request could be made (the page meets the same)."""
+        sitemaps = self.hosts.sitemaps
+        plan = sitemaps.plan(host, origin, entry)
+        while plan is not None and not sitemaps.spent(plan):
+            planned = plan.next_file()
+            if planned is None:
+                return None
+            url, depth = planned
+            if self.robots.verdict(entry, url) is not Verdict.ALLOW:
+                log.debug("sitemap %s: disallowed by robots.txt, not asked for", url)
+                continue
+            reader = sitemaps.reader(plan)
+            try:
+                response = await self.fetcher.get_sitemap(URL(url, encoded=True), reader.feed)
+            except FetchError as error:
+                if error.outcome in NO_REQUEST_MADE:
+                    return None
+                turn.answered(Feedback.FAILURE)
+                log.debug("sitemap %s: %s", url, error.outcome)
+                return SitemapRead(host, url, "failed")
+            turn.answered(_feedback(response), response.retry_after)
+            return _sitemap_read(plan, host, url, depth, response, reader)
+        return None
+
     def _store_robots(self, host: str, status: int | None, body: str | None) -> RobotsEntry:
         entry = self.robots.store(host, status, body, self.wall_clock())
         self.politeness.set_crawl_delay(host, self.robots.crawl_delay(entry))
@@ -280,6 +323,46 @@ class Visitor:
         if asked is not None:  # the visits waiting for these rules go on
             asked.set()
         return entry
+
+
+def _sitemap_read(
+    plan: HostSitemaps,
+    host: str,
+    url: str,
+    depth: int,
+    response: Response,
+    reader: SitemapReader,
+) -> SitemapRead:
+    """What one sitemap's answer gave: its page URLs; an index's sitemaps, and a
+    redirect's target on the same host, go to the host's plan."""
+    if response.status in REDIRECT_STATUSES and response.location:
+        with contextlib.suppress(BadUrlError):
+            target = canonicalize(response.location, base=URL(url, encoded=True))
+            if host_key(target) == host:
+                plan.add(str(target), depth)
+        return SitemapRead(host, url, "redirected")
+    if not 200 <= response.status < 300:
+        log.debug("sitemap %s: status %d", url, response.status)
+        return SitemapRead(host, url, "failed")
+    reader.close()
+    plan.urls += len(reader.entries)
+    plan.size += reader.size
+    if reader.cut is not None:
+        log.warning("sitemap %s: read to its limit of %s, the rest ignored", url, reader.cut)
+    if reader.error is not None:
+        log.debug("sitemap %s: %s", url, reader.error)
+    result = "cut" if reader.cut else "failed" if reader.error else "read"
+    if reader.kind != "sitemapindex":
+        return SitemapRead(host, url, result, tuple(reader.entries))
+    if depth >= MAX_INDEX_DEPTH:
+        log.debug("sitemap %s: an index %d levels down, not followed", url, depth)
+        return SitemapRead(host, url, result)
+    for listed in reader.entries:
+        with contextlib.suppress(BadUrlError):
+            child = canonicalize(listed.loc, base=URL(url, encoded=True))
+            if host_key(child) == host:
+                plan.add(str(child), depth + 1)
+    return SitemapRead(host, url, result)
 
 
 def _feedback(response: Response) -> Feedback:

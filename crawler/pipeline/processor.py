@@ -12,6 +12,11 @@ page's known links are not lost on the frontier, though: each still queued with 
 estimate rises to what the page's relevance alone gives a link of it (the parent's share
 of `TopicScorer.estimate_links`), so a URL first found on a poor page and then on a good
 one ranks as the good one's link would at least.
+
+A sitemap's URLs (`sitemap_links`) meet the scope, the URL filters and the known URLs as
+a page's links do, and are estimated as links with no anchor or context: by their URL's
+words, with the estimate of the URL whose visit read the sitemap (what the crawl
+expected of the host) for their parent's relevance.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from yarl import URL
 import storage
 from crawler.net.exchange import Exchange
 from crawler.net.scope import LinkScope, Scope
-from crawler.net.urls import KnownUrls, LinkResolver, host_key
+from crawler.net.sitemaps import SitemapRead
+from crawler.net.urls import BadUrlError, KnownUrls, LinkResolver, canonical, host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_worker import AnalysisJob
@@ -32,6 +38,7 @@ from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
 from crawler.pipeline.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
 from policies.relevance import Rows
+from policies.terms import link_text
 
 UNREADABLE = (ContentError, ValueError, UnicodeError)  # a body analyze cannot read
 
@@ -186,6 +193,38 @@ class Processor:
         for link in links:  # handed to storage with the page, once nothing can fail
             self.known.add(link.url)
         return Processed(write, outcome, relevance)
+
+    def sitemap_links(
+        self, read: SitemapRead, *, depth: int, parent_score: float
+    ) -> list[storage.NewUrl]:
+        """The URLs of a sitemap in scope and not known yet, at `depth`, estimated. A URL
+        of another host than the sitemap's is kept only where the scope names domains
+        (the protocol has a sitemap list its own host's URLs)."""
+        if not read.entries or not self.scope.allows_depth(depth):
+            return []
+        hosts: dict[str, str] = {}
+        for entry in read.entries:
+            try:
+                url = canonical(entry.loc)
+            except BadUrlError:
+                continue
+            if url in hosts or url in self.known:
+                continue
+            host = self.link_scope.host(url, depth)
+            if host is None or (host != read.host and not self.scope.domains):
+                continue
+            hosts[url] = host
+        if not hosts:
+            return []
+        counts = self.scorer.counter_.count([link_text("", url) for url in hosts])
+        scores = self.scorer.estimate_links(counts, parent_score).tolist()
+        links = [
+            storage.NewUrl(url, host, depth, score, read.url)
+            for (url, host), score in zip(hosts.items(), scores, strict=True)
+        ]
+        for link in links:
+            self.known.add(link.url)
+        return links
 
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, counts: Rows, relevance: float

@@ -90,7 +90,24 @@ class StateWrite:
     captures: Sequence[Exchange] = ()  # answers no page row points at (robots.txt, retries)
 
 
-WriteItem = PageWrite | StateWrite
+@dataclass(frozen=True, slots=True)
+class SitemapWrite:
+    """A sitemap's page URLs, with its host's record, which says the sitemap is read: a
+    resumed crawl neither misses its URLs nor reads it again."""
+
+    links: Sequence[storage.NewUrl] = ()
+    hosts: Sequence[storage.HostRecord] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapCommitted:
+    """A written sitemap and the URLs it gave that were new."""
+
+    write: SitemapWrite
+    new_urls: list[storage.QueuedUrl] = field(default_factory=list)
+
+
+WriteItem = PageWrite | StateWrite | SitemapWrite
 
 
 class StorageWriter:
@@ -98,7 +115,7 @@ class StorageWriter:
         self,
         engine: AsyncEngine,
         *,
-        on_committed: Callable[[list[Committed]], None],
+        on_committed: Callable[[list[Committed | SitemapCommitted]], None],
         batch_size: int = DEFAULT_BATCH_SIZE,
         archive: WarcArchive | None = None,
         retry: storage.DatabaseRetry | None = None,
@@ -163,6 +180,7 @@ class StorageWriter:
     async def _write(self, batch: list[WriteItem]) -> None:
         pages = [item for item in batch if isinstance(item, PageWrite)]
         states = [item for item in batch if isinstance(item, StateWrite)]
+        sitemaps = [item for item in batch if isinstance(item, SitemapWrite)]
         written = await self._archive(batch)
         records = [
             _located(page.record, written.locations[index])
@@ -178,11 +196,19 @@ class StorageWriter:
             dropped = writes.mark_reached(
                 connection, [hop for page in pages for hop in page.reached]
             )
-            new_urls = writes.add_urls(connection, [link for page in pages for link in page.links])
+            new_urls = writes.add_urls(
+                connection,
+                [
+                    *(link for page in pages for link in page.links),
+                    *(link for sitemap in sitemaps for link in sitemap.links),
+                ],
+            )
             # after the links: a page may raise a URL an earlier page of the batch found
             raised = writes.raise_scores(
                 connection, [page.raise_known for page in pages if page.raise_known]
             )
+            for sitemap in sitemaps:
+                writes.save_hosts(connection, sitemap.hosts)
             for state in states:
                 writes.save_hosts(connection, state.hosts)
                 writes.save_sources(connection, state.sources)
@@ -203,7 +229,7 @@ class StorageWriter:
             raise storage.StorageError(f"cannot write to the database: {error}") from error
         self._pending -= len(batch)
         self._committed += len(batch)
-        self.on_committed(_attribute(pages, new_urls, dropped, raised))
+        self.on_committed(_attribute(pages, sitemaps, new_urls, dropped, raised))
         if self._pending == 0:
             self._drained.set()
 
@@ -211,7 +237,9 @@ class StorageWriter:
         """Write the batch's captures to the WARC file, in the order they were put;
         where each page's record went, in the order of the batch's pages."""
         pages = [item for item in batch if isinstance(item, PageWrite)]
-        if self.archive is None or not any(item.captures for item in batch):
+        if self.archive is None or not any(
+            item.captures for item in batch if not isinstance(item, SitemapWrite)
+        ):
             return Written([None] * len(pages))
         revisited = [p.candidate.url_id for p in pages if any(e.status == 304 for e in p.captures)]
         earlier: dict[int, tuple[str, int]] = {}
@@ -225,6 +253,8 @@ class StorageWriter:
         groups: list[CaptureGroup] = []
         owners: list[int | None] = []  # each page's group
         for item in batch:
+            if isinstance(item, SitemapWrite):  # a sitemap's answer is not kept
+                continue
             if isinstance(item, StateWrite):
                 if item.captures:
                     groups.append(CaptureGroup(item.captures))
@@ -249,15 +279,17 @@ def _located(record: storage.FetchRecord, location: tuple[str, int] | None) -> s
 
 def _attribute(
     pages: list[PageWrite],
+    sitemaps: list[SitemapWrite],
     new_urls: list[storage.QueuedUrl],
     dropped: dict[str, int],
     raised: list[list[int]],
-) -> list[Committed]:
-    """Give each new URL to the first page in the batch that linked to it, each dropped
-    one to the first page that reached it, and each page the URLs it raised."""
+) -> list[Committed | SitemapCommitted]:
+    """Give each new URL to the first page in the batch that linked to it, else to the
+    first sitemap that listed it, each dropped one to the first page that reached it,
+    and each page the URLs it raised."""
     by_url = {queued.url: queued for queued in new_urls}
     raised_by = iter(raised)  # one list a page with a raise, in the batch's order
-    committed = []
+    committed: list[Committed | SitemapCommitted] = []
     for page in pages:
         mine = []
         for link in page.links:
@@ -267,4 +299,7 @@ def _attribute(
         gone = [dropped.pop(hop.url) for hop in page.reached if hop.url in dropped]
         lifted = next(raised_by) if page.raise_known else []
         committed.append(Committed(page, mine, gone, lifted))
+    for sitemap in sitemaps:
+        listed = [by_url.pop(link.url) for link in sitemap.links if link.url in by_url]
+        committed.append(SitemapCommitted(sitemap, listed))
     return committed

@@ -18,6 +18,7 @@ from prometheus_client import (
 )
 
 from crawler.counts import is_page
+from crawler.net.sitemaps import RESULTS as SITEMAP_RESULTS
 from crawler.outcomes import Outcome
 
 FETCH_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
@@ -54,6 +55,20 @@ class CrawlerMetrics:
         )
         self.links_discovered = Counter(
             "crawler_links_discovered", "New URLs added to the frontier", registry=registry
+        )
+        self.sitemaps = Counter(
+            "crawler_sitemaps",
+            "Sitemap files asked for, by result: read, cut (read to a limit, the rest "
+            "ignored), failed, redirected; not pages",
+            ["result"],
+            registry=registry,
+        )
+        for result in SITEMAP_RESULTS:
+            self.sitemaps.labels(result=result)
+        self.sitemap_urls = Counter(
+            "crawler_sitemap_urls",
+            "New URLs sitemaps added to the frontier",
+            registry=registry,
         )
         self.links_raised = Counter(
             "crawler_links_raised",

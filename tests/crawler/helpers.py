@@ -114,6 +114,9 @@ FAST = {
     "connect_timeout": 2.0,
     "total_timeout": 5.0,
     "robots_retry": 0.3,
+    # the tests of sitemaps ask for them (test_sitemaps.py); the others count their
+    # requests without a /sitemap.xml a host
+    "sitemaps": False,
 }
 
 
