@@ -35,6 +35,7 @@ from crawler.net.robots import RobotsCache
 from crawler.net.scope import Scope
 from crawler.net.sitemaps import Sitemaps
 from crawler.net.url_filters import UrlFilters
+from crawler.net.urls import strip_parameters
 from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.processor import Processor
@@ -73,6 +74,7 @@ async def run_crawl(
         return_large_blocks()  # a big page's body leaves with it (crawler.memory)
         collect_cycles_in_bulk()  # each 10,000 young objects, not 700 (crawler.memory)
         compute_on_the_calling_thread()  # no BLAS thread spinning on a core (crawler.cores)
+    strip_parameters(config.strip_params)  # before any URL is read
     seeds = parse_seeds(config.seeds)
     guard = NetworkGuard(
         allow_private=config.allow_private_networks, allowed=config.allowed_networks
@@ -103,7 +105,11 @@ async def run_crawl(
         lock = storage.lock_for_crawl(db)  # one crawl at a time on a SQLite file
         if processors > 1:
             analysis = await AnalysisPool.start(
-                processors, scorer.n_features, scope, inline_below=config.inline_below
+                processors,
+                scorer.n_features,
+                scope,
+                inline_below=config.inline_below,
+                stripped=config.strip_params,
             )
         await storage.check_writable(db)
         await storage.create_schema(db)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from crawler.errors import ConfigError
 from crawler.net.robots import PRODUCT_TOKEN
 from crawler.net.url_filters import pattern_error
+from crawler.net.urls import parameter_error
 from policies.registry import names
 
 if TYPE_CHECKING:
@@ -144,6 +145,9 @@ def check(config: CrawlConfig) -> None:
         require(value is None or math.isfinite(value), name, "must be finite")
 
     config.half_lives()  # each names its prefix and a positive number of seconds
+    for parameter in config.strip_params:
+        error = parameter_error(parameter)
+        require(error is None, "strip_params", f"has {parameter!r}: {error}")
     for name in ("include_urls", "exclude_urls"):
         for pattern in getattr(config, name):
             error = pattern_error(pattern)

@@ -3,6 +3,7 @@ components that take a section of them (re-visits, the engine's limits) read the
 
 from __future__ import annotations
 
+from crawler.net.urls import TRACKING_PARAMETERS
 from policies.relevance import DEFAULT_FEEDBACK_WEIGHT
 
 DB = "sqlite+aiosqlite:///crawl.db"
@@ -10,6 +11,7 @@ LOG_FORMAT = "text"  # or "json" (crawler.config.checks.LOG_FORMATS)
 DB_OUTAGE_SECONDS = 60.0  # a database restart or fail-over the crawl waits out
 POLICY = "best-first"
 RELEVANCE_THRESHOLD = 0.1  # cosine at which a page counts as relevant (short topics score low)
+STRIP_PARAMS = TRACKING_PARAMETERS  # removed from canonical URLs (crawler/net/urls.py)
 TOPIC_FEEDBACK = DEFAULT_FEEDBACK_WEIGHT  # the relevant pages' words beside the topic's
 
 CONCURRENCY = 16  # fetches in flight across all hosts

@@ -130,6 +130,14 @@ class CrawlConfig:
         "URLs to queue (`--no-sitemaps`; docs/crawling.md)",
         flag=False,
     )
+    strip_params: tuple[str, ...] = setting(
+        defaults.STRIP_PARAMS,
+        "crawl",
+        "query parameters removed from every URL's canonical form: names, or globs such "
+        "as utm_* (`--strip-param`, repeatable; the list replaces the default)",
+        metavar="NAME",
+        flag_name="strip-param",
+    )
     relevance_threshold: float = setting(
         defaults.RELEVANCE_THRESHOLD,
         "crawl",

@@ -6,8 +6,10 @@ as `/` in http(s) URLs, IPv4 numbers in any form, hosts mapped to punycode, dot 
 resolved); one the standard rejects is a BadUrlError, never a guess. On top of the
 standard's form, one page is one row: the fragment and an empty query are dropped,
 escapes of unreserved characters decoded and the others upper-cased (`%7E` is `~`, `%2f`
-is `%2F`), and session ids (`;jsessionid=...`, `?sid=...`, ...) removed, so one page is
-not a thousand URLs. Only http(s) URLs are crawlable.
+is `%2F`), and session ids (`;jsessionid=...`, `?sid=...`, ...) and tracking parameters
+(`?utm_source=...`, `gclid`, ...: `TRACKING_PARAMETERS`, or the crawl's `strip_params`,
+set once a process by `strip_parameters`) removed, so one page is not a thousand URLs.
+Only http(s) URLs are crawlable.
 
 A site's pages share most of their links (navigation, indexes), so a `LinkResolver`
 resolves each distinct href once for every page it means the same on, and `KnownUrls`
@@ -16,7 +18,9 @@ remembers the links already handed to storage, so that they cost nothing more.
 
 from __future__ import annotations
 
+import fnmatch
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ada_url import join_url, normalize_url
@@ -28,6 +32,30 @@ MAX_URL_LENGTH = 2048
 CRAWLABLE_SCHEMES = frozenset({"http", "https"})
 SESSION_PARAMETERS = frozenset(
     {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
+)
+# query parameters that say where a visitor came from, not which page: names, or globs
+# (`utm_*`); compared without case
+TRACKING_PARAMETERS = (
+    "utm_*",  # Google Analytics' campaign parameters (utm_source, utm_medium, ...)
+    "gclid",  # Google Ads
+    "gclsrc",
+    "dclid",  # Google Display
+    "_ga",  # Google Analytics' cross-domain
+    "_gl",
+    "fbclid",  # Facebook
+    "msclkid",  # Microsoft Ads
+    "yclid",  # Yandex
+    "mc_cid",  # Mailchimp
+    "mc_eid",
+    "igshid",  # Instagram
+    "twclid",  # Twitter
+    "ttclid",  # TikTok
+    "_hsenc",  # HubSpot
+    "_hsmi",
+    "mkt_tok",  # Marketo
+    "oly_anon_id",  # Omeda
+    "oly_enc_id",
+    "vero_id",  # Vero
 )
 RESOLVED_MEMORY = 2**14  # (place, href) answers a LinkResolver keeps, per generation
 KNOWN_URLS_MEMORY = 2**16  # URLs KnownUrls keeps, per generation (9 MB for both, full)
@@ -49,6 +77,40 @@ _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 _ROOTED = re.compile(rf"(?:{_HOST_AND_PORT})?/")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _name_pattern(globs: Iterable[str]) -> re.Pattern[str]:
+    """One pattern that matches a parameter name any of `globs` does, without case."""
+    names = [*sorted(SESSION_PARAMETERS), *globs]
+    return re.compile("|".join(fnmatch.translate(name) for name in names), re.IGNORECASE)
+
+
+_stripped = _name_pattern(TRACKING_PARAMETERS)  # session ids and the tracking parameters
+
+
+def strip_parameters(globs: Iterable[str]) -> None:
+    """The tracking parameters the canonical form removes in this process (session ids
+    always are): names, or globs such as `utm_*`. Set once, at a crawl's start, before
+    any URL is read: a URL's canonical form must not change during a crawl."""
+    global _stripped
+    _stripped = _name_pattern(globs)
+
+
+@dataclass(frozen=True, slots=True)
+class CanonicalRules:
+    """A crawl's rules for canonical URLs, handed to its worker processes."""
+
+    stripped: tuple[str, ...]  # as `strip_parameters` takes them
+
+    def apply(self) -> None:
+        strip_parameters(self.stripped)
+
+
+def parameter_error(name: str) -> str | None:
+    """What is wrong with `name` as a query parameter's name or glob, or None."""
+    if not name or any(c in name for c in "=&#") or not name.isprintable() or " " in name:
+        return "must be a parameter's name, or a glob such as utm_*, without = & # or spaces"
+    return None
 
 
 def canonicalize(raw: str, base: URL | None = None) -> URL:
@@ -313,11 +375,11 @@ def _without_path_session(path: str) -> str:
 
 
 def _without_query_session(query: str) -> str:
+    """The query without session ids and tracking parameters (`_stripped`)."""
     if not query:
         return query
-    kept = [
-        pair for pair in query.split("&") if pair.split("=", 1)[0].lower() not in SESSION_PARAMETERS
-    ]
+    stripped = _stripped.match
+    kept = [pair for pair in query.split("&") if not stripped(pair.partition("=")[0])]
     return "&".join(kept)
 
 

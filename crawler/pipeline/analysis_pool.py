@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from crawler.net.scope import Scope
-from crawler.net.urls import KNOWN_URLS_MEMORY
+from crawler.net.urls import KNOWN_URLS_MEMORY, TRACKING_PARAMETERS, CanonicalRules
 from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, AnalysisJob, frame
 from crawler.pipeline.parse import PageAnalysis
 
@@ -140,7 +140,13 @@ class AnalysisPool:
 
     @classmethod
     async def start(
-        cls, workers: int, n_features: int, scope: Scope, *, inline_below: int = 0
+        cls,
+        workers: int,
+        n_features: int,
+        scope: Scope,
+        *,
+        inline_below: int = 0,
+        stripped: tuple[str, ...] = TRACKING_PARAMETERS,
     ) -> AnalysisPool:
         if workers < 1:
             raise ValueError("a pool of analysis workers needs at least 1 of them")
@@ -167,6 +173,7 @@ class AnalysisPool:
                 worker = _Worker(process)
                 started.append(worker)
                 worker.tell(scope)
+                worker.tell(CanonicalRules(stripped))
         except BaseException:
             for worker in started:
                 await worker.close()

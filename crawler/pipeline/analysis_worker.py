@@ -1,6 +1,6 @@
 """An analysis worker process: `python -m crawler.pipeline.analysis_worker N_FEATURES`.
 
-It reads from its standard input the crawl's `Scope`, then jobs, and writes their
+It reads from its standard input the crawl's `Scope` and URL rules, then jobs, and writes their
 answers, in the same order, to its standard output, each a frame: the length of a
 pickle (8 bytes, big-endian), then the pickle. A job is an `AnalysisJob` and the links
 the crawl made known since the worker's last job; its answer is (True, the
@@ -30,7 +30,7 @@ from typing import BinaryIO
 
 from crawler.memory import return_large_blocks
 from crawler.net.scope import LinkScope, Scope
-from crawler.net.urls import KnownUrls, LinkResolver
+from crawler.net.urls import CanonicalRules, KnownUrls, LinkResolver
 from crawler.pipeline.parse import analyze
 from policies.terms import TermHasher
 
@@ -71,7 +71,11 @@ def serve(jobs: BinaryIO, answers: BinaryIO, n_features: int) -> None:
                 raise TypeError(f"the first frame is the crawl's Scope, not {crawl_scope!r}")
             scope = LinkScope(crawl_scope)
             continue
-        job, newly_known = pickle.loads(jobs.read(size))
+        loaded = pickle.loads(jobs.read(size))
+        if isinstance(loaded, CanonicalRules):  # before any URL is read
+            loaded.apply()
+            continue
+        job, newly_known = loaded
         for url in newly_known:
             known.add(url)
         try:
