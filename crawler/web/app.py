@@ -9,7 +9,7 @@ from aiohttp import web
 from crawler.web.api import PREFIX, Api
 from crawler.web.errors import errors_as_json
 from crawler.web.openapi import openapi_document
-from crawler.web.page import add_security_headers
+from crawler.web.page import add_security_headers, page_routes
 from crawler.web.requests import MAX_BODY
 
 
@@ -21,5 +21,7 @@ def build_app(api: Api) -> web.Application:
     async def openapi(_request: web.Request) -> web.Response:
         return web.json_response(document)
 
-    app.router.add_routes([*api.routes(), web.get(f"{PREFIX}/openapi.json", openapi)])
+    app.router.add_routes(
+        [*api.routes(), web.get(f"{PREFIX}/openapi.json", openapi), *page_routes()]
+    )
     return app

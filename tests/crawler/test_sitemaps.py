@@ -358,3 +358,21 @@ async def test_sitemap_indexes_are_followed_two_levels_down_not_three(db_url: st
     assert paths.count("/level2.xml") == 1
     assert "/level3.xml" not in paths
     assert "/deep" not in paths
+
+
+async def test_sitemap_fetches_are_not_counted_against_a_host_s_page_budget(db_url: str) -> None:
+    listed = [f"/listed/{i}" for i in range(3)]
+    app = site(
+        {
+            "/robots.txt": robots_naming("/one.xml", "/two.xml"),
+            "/": PAGE,
+            **dict.fromkeys(listed, PAGE),
+            "/one.xml": xml(urlset(*listed)),
+            "/two.xml": xml(urlset(*listed)),
+        }
+    )
+    async with serving(app) as base:
+        await crawl(db_url, [base], sitemaps=True, max_pages_per_host=2)
+    paths = app[SEEN].paths()
+    assert paths[:3] == ["/robots.txt", "/one.xml", "/two.xml"]
+    assert len(paths) == 5  # and two pages: the budget's
