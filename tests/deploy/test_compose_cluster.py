@@ -21,7 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from crawler.config import build_config, read_toml
 from crawler.engine.leases import default_daemon_id
 from storage.database import open_engine
-from tests.deploy.test_files import run
+from tests.deploy.test_files import SECRETS, run
 from tests.deploy.tools import DEPLOY, ROOT, require
 from tests.postgres import running_server
 
@@ -39,6 +39,7 @@ def compose_config(compose: str, path: Path, *profiles: str, **environ: str) -> 
     env = {
         k: v for k, v in os.environ.items() if k not in ("POSTGRES_PASSWORD", "COMPOSE_PROFILES")
     }
+    env = {**SECRETS, **env}  # the secrets compose requires
     checked = subprocess.run(
         [*argv, "config"],
         cwd=ROOT,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import tomllib
@@ -12,25 +13,36 @@ from crawler.cli import build_parser
 from crawler.config import build_config, read_toml
 from tests.deploy.tools import DEPLOY, ROOT, require
 
+# the secrets compose asks of the environment, and values for them
+SECRETS = {
+    "CRAWLER_API_TOKEN": "t0ken-for-the-compose-tests",
+    "GRAFANA_ADMIN_PASSWORD": "pw-4-tests",
+}
 
-def run(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+def run(
+    *argv: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`argv`, with the compose file's secrets in the environment unless `env` is given."""
+    outside = {k: v for k, v in os.environ.items() if k not in SECRETS}
+    environ = {**outside, **SECRETS} if env is None else {**outside, **env}
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120, env=environ)
 
 
-def test_the_compose_file_is_valid_and_keeps_the_metrics_port_inside(tmp_path: Path) -> None:
+def test_the_compose_file_is_valid_and_publishes_on_loopback_only(tmp_path: Path) -> None:
     compose = require("docker-compose")
     checked = run(compose, "-f", "docker-compose.yml", "config")
     assert checked.returncode == 0, checked.stderr
     rendered = checked.stdout
     services = dict(re.findall(r"^  (\w+):\n((?:    .*\n)+)", rendered, re.M))
     assert set(services) >= {"crawler", "prometheus", "grafana"}
-    # the crawler's metrics port is on the compose network only; the others on loopback
+    # the crawler's server (metrics, API, web page) and the others on loopback only
     assert "    expose:\n    - '9410'" in services["crawler"]
-    assert "ports:" not in services["crawler"]
-    for name in ("prometheus", "grafana"):
+    for name in ("crawler", "prometheus", "grafana"):
         ports = re.findall(r"^    - (\S+/tcp)$", services[name], re.M)
         assert ports
-        assert all(port.startswith("127.0.0.1:") for port in ports)
+        assert all(port.startswith("127.0.0.1:") for port in ports), name
+    assert "127.0.0.1:9410:9410/tcp" in services["crawler"]
     for block in services.values():
         assert "restart: unless-stopped" in block
     # a broken copy is refused: the check can fail
@@ -104,3 +116,20 @@ def test_grafana_is_provisioned_with_prometheus_and_the_dashboard() -> None:
         assert row in titles
     ids = [panel["id"] for panel in dashboard["panels"]]
     assert len(ids) == len(set(ids))
+
+
+def test_the_api_token_and_grafana_password_come_from_the_environment() -> None:
+    compose = require("docker-compose")
+    checked = run(compose, "-f", "docker-compose.yml", "config")
+    assert checked.returncode == 0, checked.stderr
+    services = dict(re.findall(r"^  (\w+):\n((?:    .*\n)+)", checked.stdout, re.M))
+    assert f"CRAWLER_API_TOKEN: {SECRETS['CRAWLER_API_TOKEN']}" in services["crawler"]
+    password = f"GF_SECURITY_ADMIN_PASSWORD: {SECRETS['GRAFANA_ADMIN_PASSWORD']}"
+    assert password in services["grafana"]
+    # without either, compose refuses to start, naming it: no default token, no admin/admin
+    for name in SECRETS:
+        missing = run(
+            compose, "-f", "docker-compose.yml", "config", "-q", env={**SECRETS, name: ""}
+        )
+        assert missing.returncode != 0, name
+        assert name in missing.stderr, missing.stderr
