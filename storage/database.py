@@ -12,7 +12,7 @@ from sqlalchemy.schema import CreateColumn
 
 from storage.database_url import database_url
 from storage.models import SCHEMA_VERSION, Base
-from storage.search import create_search_index
+from storage.search import create_search_index, drop_banded_search_index
 from storage.unreachable import mark_lost_connections
 
 log = logging.getLogger(__name__)
@@ -150,6 +150,8 @@ async def create_schema(engine: AsyncEngine) -> None:
             for table in Base.metadata.sorted_tables:
                 for index in table.indexes:
                     await connection.run_sync(index.create, checkfirst=True)
+            if found == 4:
+                await connection.run_sync(drop_banded_search_index)
             await connection.run_sync(create_search_index)
             if found != SCHEMA_VERSION:
                 await connection.run_sync(_record_schema_version)

@@ -22,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 # The tables' version, recorded in crawl_meta. Raise it with every change to them; a
 # change an older database cannot be brought to (a required column, a changed type)
 # needs a step of its own in storage.database.create_schema.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 URL_QUEUED = 0  # in the frontier
 URL_DONE = 1  # fetched, failed for good, or refused

@@ -40,12 +40,12 @@ INDEXED_CHARS = 100_000  # of a page's text; PostgreSQL's tsvector holds at most
 CANDIDATES = 200  # best text matches, at least, re-ranked by the blended score
 BUILD_BATCH = 1_000  # pages indexed a statement when a database's index is built
 MARK_START, MARK_END = "[", "]"  # around the query's words in a snippet
-# SQLite: a page's relevance band, a word at the end of its indexed text, so that a word
-# in half the pages is ranked among the most relevant of them first (`_sqlite_candidates`)
-BAND_EDGES = (0.02, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3, 0.5)  # cosines
+# SQLite: a word at the end of a page's indexed text for each of these cosines its
+# relevance reaches, so that a word in half the pages is ranked among the most relevant
+# of them first (`_sqlite_candidates`)
+BAND_EDGES = (0.05, 0.15, 0.3, 0.6, 0.9)
 BAND_WORD = "zzrelevanceband"
-BAND_STEPS = (7, 4, 2)  # the bands at or above which candidates are looked for, in turn
-_BAND_WORDS = re.compile(rf"\s*\b{BAND_WORD}\d\b")
+_BAND_WORDS = re.compile(rf"\s*\b{BAND_WORD}\d+\b")
 SNIPPET_WORDS = 16
 
 # One column indexed, the title at the head of the text: bm25() costs 40% less a
@@ -79,6 +79,14 @@ def create_search_index(connection: Connection) -> None:
         connection.exec_driver_sql(_POSTGRES_TABLE)
         connection.exec_driver_sql(_POSTGRES_INDEX)
     _index_stored_pages(connection)
+
+
+def drop_banded_search_index(connection: Connection) -> None:
+    """Drop an SQLite index of schema 4, whose pages hold one word for their relevance
+    band where `_sqlite_candidates` reads one for each edge they reach; it is built
+    again from the stored pages."""
+    if connection.dialect.name == "sqlite" and inspect(connection).has_table(SEARCH_TABLE):
+        connection.exec_driver_sql(f"DROP TABLE {SEARCH_TABLE}")
 
 
 def _index_stored_pages(connection: Connection) -> None:
@@ -118,13 +126,14 @@ def index_pages(
             "url_id": url_id,
             "title": _clean(title or ""),
             "body": _clean(body[:INDEXED_CHARS]),
-            "band": bisect.bisect_right(BAND_EDGES, relevance or 0.0),
+            "bands": bisect.bisect_right(BAND_EDGES, relevance or 0.0),
         }
         for url_id, title, body, relevance in sorted(pages)  # in their ids' order: _lock_order
     ]
     if connection.dialect.name == "sqlite":
         for row in rows:
-            row["body"] = f"{row['title']}\n{row['body']}\n{BAND_WORD}{row.pop('band')}"
+            bands = " ".join(f"{BAND_WORD}{band}" for band in range(row.pop("bands")))
+            row["body"] = f"{row['title']}\n{row['body']}\n{bands}"
         # FTS5 has no upsert
         connection.execute(
             text(f"DELETE FROM {SEARCH_TABLE} WHERE rowid IN :ids").bindparams(
@@ -249,22 +258,27 @@ def _search(
 
 
 def _sqlite_candidates(connection: Connection, match: str, wanted: int) -> list[Any]:
-    """The best text matches among the pages of the highest relevance bands that hold
-    `wanted` of them, with those of each higher band looked at on the way. bm25() costs
-    about a microsecond or two a matching page: ranked among all of them, a word in half
-    of 100,000 pages took 100 ms, among the relevant ones a fraction of that."""
+    """The best `wanted` text matches among the most relevant pages that hold that many,
+    so that the most relevant pages are weighed when more than `wanted` pages match
+    better, and so that a common word costs little: bm25() costs a microsecond or two a
+    matching page, and ranked among all of them a word in half of 100,000 pages takes 60
+    to 100 ms. A query of more than `wanted` matches is ranked among the pages of
+    relevance 0.9 or more first, then 0.8, ... down to all of them, until a step gives
+    `wanted`, the candidates of the steps above it kept; those steps hold few matches, so
+    cost little, whatever the collection's relevance (a crawl's cosines of a few tenths,
+    or spread over 0..1)."""
     statement = text(
         "SELECT u.id, u.url, u.title, u.relevance, u.host, -s.rank AS text_rank FROM "
         f"(SELECT rowid, rank FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH :match "
         "ORDER BY rank LIMIT :candidates) AS s JOIN urls AS u ON u.id = s.rowid"
     )
+    matches = connection.execute(
+        text(f"SELECT count(*) FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH :match"),
+        {"match": match},
+    ).scalar_one()  # counting without ranking costs a tenth of ranking
     found: dict[int, Any] = {}
-    for lowest in (*BAND_STEPS, None):
-        if lowest is None:
-            restricted = match
-        else:
-            bands = " OR ".join(f"{BAND_WORD}{band}" for band in range(lowest, len(BAND_EDGES) + 1))
-            restricted = f"{match} AND ({bands})"
+    lowest_bands = range(len(BAND_EDGES) - 1, -1, -1) if matches > wanted else ()
+    for restricted in [f"{match} AND {BAND_WORD}{band}" for band in lowest_bands] + [match]:
         rows = connection.execute(statement, {"match": restricted, "candidates": wanted}).all()
         found.update((row.id, row) for row in rows)
         if len(rows) >= wanted:

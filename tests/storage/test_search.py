@@ -135,6 +135,42 @@ async def test_a_database_made_before_the_index_gets_it_built_at_start(
     assert any("indexed 4 of 4 stored pages" in message for message in caplog.messages)
 
 
+async def test_an_index_of_schema_4_is_built_again_with_a_word_for_each_edge_reached(
+    engine: AsyncEngine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Schema 4's index held one word for a page's band; the candidates' steps read one
+    for each edge of relevance a page reaches, so the older index is built again."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL ranks every match: its index has no relevance words")
+    await store(engine, PAGES)
+    async with engine.begin() as connection:
+        await connection.execute(text("DELETE FROM page_search"))
+        await connection.execute(
+            text(
+                "INSERT INTO page_search (rowid, title, body) SELECT id, title, "
+                "title || ' zzrelevanceband8' FROM urls"
+            )
+        )
+        await connection.execute(
+            text("UPDATE crawl_meta SET value = '4' WHERE key = 'schema_version'")
+        )
+    with caplog.at_level(logging.INFO, logger="storage"):
+        await storage.create_schema(engine)
+    assert any("indexed 4 of 4 stored pages" in message for message in caplog.messages)
+    async with engine.connect() as connection:
+        at_least_a_half = await connection.execute(
+            text("SELECT rowid FROM page_search WHERE page_search MATCH 'zzrelevanceband3'")
+        )
+        at_least_a_tenth = await connection.execute(
+            text("SELECT rowid FROM page_search WHERE page_search MATCH 'zzrelevanceband1'")
+        )
+        urls = dict((await connection.execute(text("SELECT id, url FROM urls"))).all())
+    # edges 0.05, 0.15, 0.3, 0.6, 0.9: 0.9 and 0.6 reach the fourth, 0.1 only the first
+    assert {urls[i] for (i,) in at_least_a_half} == {"http://a/panels", "http://b/solar-oven"}
+    assert {urls[i] for (i,) in at_least_a_tenth} == set(PAGES) - {"http://b/cake"}
+    assert [hit.url for hit in await search(engine, "flour")] == ["http://b/cake"]
+
+
 async def test_a_relevant_page_is_ranked_though_more_pages_than_the_candidates_match_better(
     engine: AsyncEngine,
 ) -> None:
