@@ -11,7 +11,9 @@ a tree of the code) and on the working tree, alternating, and prints both and th
 
 `precision`: precision at 10 of `crawler search` on a crawl judged by a ground truth in
 the testbed's format (pages.tsv: url, relevance): a hit is relevant where the truth
-gives its URL `--threshold` or more.
+gives its URL `--threshold` or more. With `--query-truths DIR`, each hit is judged by
+the query's own truth too (`ground_truth.py --topic NAME=QUERY --out DIR`, NAME the
+query's words joined by hyphens): relevant to the topic, to the query, or to both.
 
     python -m bench search precision --db sparse.db --truth /tmp/realweb/truth/sparse \
         --threshold 0.15 "sparse matrix" "compressed sparse row" ...
@@ -242,25 +244,50 @@ async def latency(path: Path, repeats: int) -> dict[str, float]:
     }
 
 
-async def precision(db: str, truth_dir: Path, threshold: float, queries: list[str]) -> None:
+def read_truth(truth_dir: Path) -> dict[str, float]:
     import csv
 
     with (truth_dir / "pages.tsv").open() as rows:
-        truth = {
-            row["url"]: float(row["relevance"]) for row in csv.DictReader(rows, delimiter="\t")
-        }
+        return {row["url"]: float(row["relevance"]) for row in csv.DictReader(rows, delimiter="\t")}
+
+
+def query_truth_name(query: str) -> str:
+    """The name of a query's own ground truth: `ground_truth.py --topic NAME=QUERY`."""
+    return "-".join(query.lower().split())
+
+
+async def precision(
+    db: str, truth_dir: Path, threshold: float, queries: list[str], query_truths: Path | None
+) -> None:
+    """Precision at 10 judged by the topic's truth and, with `query_truths`, by each
+    query's own truth (the query taken as a topic by the same ground truth): a hit is
+    relevant to the topic, to the query, or to both."""
+    topic = read_truth(truth_dir)
     engine = storage.open_engine(db)
-    scores = []
+    by_topic, by_query, by_both = [], [], []
     try:
         async with engine.connect() as connection:
             for query in queries:
                 hits = await storage.search_pages(connection, query, limit=10)
-                relevant = sum(truth.get(hit.url, 0.0) >= threshold for hit in hits)
-                scores.append(relevant / 10)
-                print(f"  P@10 {relevant / 10:.1f}  ({len(hits)} hits)  {query}")
+                on_topic = [topic.get(hit.url, 0.0) >= threshold for hit in hits]
+                by_topic.append(sum(on_topic) / 10)
+                line = f"  P@10 topic {by_topic[-1]:.1f}"
+                if query_truths is not None:
+                    own = read_truth(query_truths / query_truth_name(query))
+                    on_query = [own.get(hit.url, 0.0) >= threshold for hit in hits]
+                    by_query.append(sum(on_query) / 10)
+                    by_both.append(
+                        sum(a and b for a, b in zip(on_topic, on_query, strict=True)) / 10
+                    )
+                    line += f", query {by_query[-1]:.1f}, both {by_both[-1]:.1f}"
+                print(f"{line}  ({len(hits)} hits)  {query}")
     finally:
         await engine.dispose()
-    print(f"mean precision at 10 over {len(queries)} queries: {statistics.mean(scores):.2f}")
+    print(
+        f"mean precision at 10 over {len(queries)} queries: topic {statistics.mean(by_topic):.2f}"
+    )
+    if by_query:
+        print(f"  query {statistics.mean(by_query):.2f}, both {statistics.mean(by_both):.2f}")
 
 
 def main() -> None:
@@ -283,10 +310,13 @@ def main() -> None:
     precision_mode.add_argument("--db", required=True)
     precision_mode.add_argument("--truth", type=Path, required=True, help="holds pages.tsv")
     precision_mode.add_argument("--threshold", type=float, default=0.15)
+    precision_mode.add_argument(
+        "--query-truths", type=Path, help="holds each query's own truth (query_truth_name)"
+    )
     precision_mode.add_argument("queries", nargs="+")
     args = parser.parse_args()
     if args.mode == "precision":
-        asyncio.run(precision(args.db, args.truth, args.threshold, args.queries))
+        asyncio.run(precision(args.db, args.truth, args.threshold, args.queries, args.query_truths))
         return
     if args.mode == "cost":
         if args.before:
