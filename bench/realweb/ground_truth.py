@@ -1,7 +1,7 @@
 """The real web's ground truth, from the HTML on disk: no crawler and no server involved.
 
     python bench/realweb/ground_truth.py [--dir /tmp/realweb] [--out /tmp/realweb/truth]
-        [--topic NAME=TEXT ...] [--threshold 0.15]
+        [--topic NAME=TEXT ...] [--threshold 0.15] [--main-text]
 
 Reads the hosts `realweb.py install` (or `configure`) wrote to DIR/hosts.tsv and walks
 each host's HTML from its seeds as nginx would serve it: a path is percent-decoded and
@@ -16,7 +16,9 @@ seeds are kept.
 Each page's text (title and body, without scripts and styles) goes into one TF-IDF
 model fitted on every page (scikit-learn, English stop words, sublinear term
 frequency); a page's relevance to a topic is the cosine of its vector with the topic's.
-A page is relevant at --threshold or above.
+A page is relevant at --threshold or above. With --main-text a page's text is its title
+and main text (`crawler.pipeline.main_text`, the text the crawler stores: without its
+navigation) instead of its whole body, written to DIR/truth-main unless --out says.
 
 Writes OUT/NAME/ for each topic in the testbed's ground-truth format: `pages.tsv` (url,
 relevance), `links.tsv` (src, dst), `seeds.txt`, `topic.txt` and `threshold.txt`, which
@@ -44,6 +46,7 @@ from yarl import URL
 
 from crawler.net.scope import looks_like_a_trap
 from crawler.net.urls import BadUrlError, canonicalize
+from crawler.pipeline.main_text import main_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from realweb import DEFAULT_DIR, Host, is_html, read_hosts
@@ -70,7 +73,7 @@ class Document:
     base_href: str | None
 
 
-def read_document(path: Path) -> Document:
+def read_document(path: Path, *, main: bool = False) -> Document:
     body = path.read_bytes()
     match = _META_CHARSET.search(body[:4096])
     charset = match.group(1).decode("ascii", "ignore") if match else "utf-8"
@@ -95,6 +98,8 @@ def read_document(path: Path) -> Document:
     if not directives & {"noindex", "none"}:
         tree.strip_tags(["script", "style", "noscript", "template"])
         body_text = tree.body.text(separator=" ") if tree.body is not None else ""
+        if main:  # as the crawler keeps it: a page that is all navigation keeps it all
+            body_text = main_text(tree) or body_text
         text = f"{title.text() if title is not None else ''} {body_text}"
     return Document(text, hrefs, base.attributes.get("href") if base is not None else None)
 
@@ -102,7 +107,8 @@ def read_document(path: Path) -> Document:
 class Web:
     """The hosts' pages as nginx serves them, walked from the seeds."""
 
-    def __init__(self, hosts: list[Host]) -> None:
+    def __init__(self, hosts: list[Host], *, main: bool = False) -> None:
+        self.main = main  # each page's text is its main text
         self.hosts = {(host.address, host.port): host for host in hosts}
         self.seeds: list[str] = []
         self.file_of: dict[str, Path] = {}  # page URL -> the HTML file it serves
@@ -154,7 +160,7 @@ class Web:
             path = self.file_of[url]
             document = self.documents.get(path)
             if document is None:
-                document = self.documents[path] = read_document(path)
+                document = self.documents[path] = read_document(path, main=self.main)
             targets = self.links[url] = []
             for target in self.targets(URL(url, encoded=True), document):
                 found = self.page(target)
@@ -235,16 +241,19 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where hosts.tsv is")
-    parser.add_argument("--out", type=Path, help="default: DIR/truth")
+    parser.add_argument("--out", type=Path, help="default: DIR/truth, or DIR/truth-main")
     parser.add_argument(
         "--topic", action="append", help="NAME=TEXT, repeatable (default: the three below)"
     )
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument(
+        "--main-text", action="store_true", help="score each page's main text, not its body"
+    )
     args = parser.parse_args()
     topics = dict(t.split("=", 1) for t in args.topic) if args.topic else TOPICS
-    out = args.out or args.dir / "truth"
+    out = args.out or args.dir / ("truth-main" if args.main_text else "truth")
 
-    web = Web(read_hosts(args.dir))
+    web = Web(read_hosts(args.dir), main=args.main_text)
     web.walk()
     links = sum(len(targets) for targets in web.links.values())
     print(

@@ -241,6 +241,39 @@ def test_the_focus_benchmark_crawls_what_nginx_serves(web: tuple[Path, Path, int
     assert all(math.isfinite(m["pages_to_90"]) for m in report["medians"].values())
 
 
+def test_the_main_text_ground_truth_scores_each_page_without_its_navigation(
+    tmp_path: Path,
+) -> None:
+    site, state = tmp_path / "site", tmp_path / "state"
+    site.mkdir()
+    (site / "index.html").write_text(
+        "<html><head><title>Recipes</title></head><body>"
+        '<nav><a href="compost.html">Compost heap</a> <a href="soup.html">Soup</a></nav>'
+        '<div class="body"><p>Bread and soup for the winter.</p></div></body></html>'
+    )
+    (site / "compost.html").write_text("<html><body><p>A compost heap in winter.</p></body></html>")
+    (site / "soup.html").write_text("<html><body><p>Soup.</p></body></html>")
+    address = FIRST_ADDRESS + 2
+    port = free_port(f"127.0.0.{address}")
+    run_script(
+        "realweb.py",
+        "configure",
+        *("--dir", str(state), "--port", str(port), "--first-address", str(address)),
+        *("--site", f"recipes={site}", "--user", "root"),
+    )
+    topic = ("--topic", "compost=compost heap")
+    run_script("ground_truth.py", "--dir", str(state), *topic)
+    run_script("ground_truth.py", "--dir", str(state), "--main-text", *topic)
+    whole, main_only = (
+        {url.rsplit("/", 1)[1]: float(value) for url, value in rows(path / "compost" / "pages.tsv")}
+        for path in (state / "truth", state / "truth-main")
+    )
+    # the index names the topic only in its navigation
+    assert whole["compost.html"] > whole[""] > 0
+    assert main_only == {"": 0.0, "compost.html": main_only["compost.html"], "soup.html": 0.0}
+    assert main_only["compost.html"] > 0
+
+
 def test_a_package_whose_html_lies_in_a_shared_directory_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
