@@ -38,6 +38,7 @@ from crawler.net.url_filters import UrlFilters
 from crawler.net.urls import strip_parameters
 from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
+from crawler.pipeline.near_duplicate_index import restored_index
 from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive
 from crawler.startup import (
@@ -199,6 +200,12 @@ async def run_crawl(
                 store_text=config.store_text,
                 relevance_threshold=config.relevance_threshold,
                 link_contexts=frontier.reads_link_context,
+                near_duplicates=await restored_index(
+                    db,
+                    distance=config.near_duplicate_distance,
+                    capacity=config.near_duplicate_memory,
+                ),
+                languages=frozenset(config.languages),
             ),
             scorer=scorer,
             metrics=metrics,

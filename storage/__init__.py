@@ -10,6 +10,7 @@ from storage.database import (
 )
 from storage.database_url import database_url
 from storage.file_lock import CrawlFileLock, lock_for_crawl
+from storage.fingerprints import load_simhashes
 from storage.labels import (
     Label,
     UncertainPage,
@@ -128,6 +129,7 @@ __all__ = [
     "load_labels",
     "load_learned_state",
     "load_learned_states",
+    "load_simhashes",
     "load_sources",
     "load_timeline",
     "load_warc_files",

@@ -55,6 +55,11 @@ class UrlRow(Base):
     # where the last capture of this URL is: a WARC file's name and the record's offset
     warc_file: Mapped[str | None] = mapped_column(String(200))
     warc_offset: Mapped[int | None] = mapped_column(BigInteger)
+    # the main text's SimHash (as a signed 64-bit number), and the id of the stored
+    # page it is a near-duplicate of (crawler.pipeline.near_duplicates)
+    simhash: Mapped[int | None] = mapped_column(BigInteger)
+    near_duplicate_of: Mapped[int | None] = mapped_column(Integer)
+    language: Mapped[str | None] = mapped_column(String(8))  # ISO 639-1, of the main text
 
     __table_args__ = (
         Index("ix_urls_state_id", "state", "id"),

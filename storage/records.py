@@ -52,6 +52,9 @@ class FetchRecord:
     text: str | None = None
     warc_file: str | None = None  # the capture's WARC file, if one was written
     warc_offset: int | None = None  # its record's offset in that file
+    simhash: int | None = None  # the main text's SimHash, unsigned
+    near_duplicate_of: int | None = None  # the id of the stored page it nearly repeats
+    language: str | None = None  # ISO 639-1
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,8 @@ class ExportRecord:
     error: str | None
     warc_file: str | None = None
     warc_offset: int | None = None
+    near_duplicate_of: str | None = None  # the URL of the stored page it nearly repeats
+    language: str | None = None  # ISO 639-1
     text: str | None = None  # the page's main text, when asked for
 
 

@@ -382,6 +382,9 @@ async def get_meta(connection: AsyncConnection) -> dict[str, str]:
     return {key: value for key, value in result.all()}
 
 
+_ORIGINAL = aliased(UrlRow)  # the page a near-duplicate repeats
+
+
 async def iter_export(
     connection: AsyncConnection, *, min_relevance: float | None = None, text: bool = False
 ) -> AsyncIterator[ExportRecord]:
@@ -403,7 +406,10 @@ async def iter_export(
             UrlRow.error,
             UrlRow.warc_file,
             UrlRow.warc_offset,
+            _ORIGINAL.url.label("near_duplicate_of"),
+            UrlRow.language,
         )
+        .outerjoin(_ORIGINAL, _ORIGINAL.id == UrlRow.near_duplicate_of)
         .where(UrlRow.state == URL_DONE)
         .order_by(UrlRow.id)
     )

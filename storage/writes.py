@@ -216,6 +216,9 @@ _RECORD_FETCH = (
         # a visit that captured nothing (a timeout) keeps the last capture's place
         warc_file=func.coalesce(bindparam("b_warc_file"), UrlRow.warc_file),
         warc_offset=func.coalesce(bindparam("b_warc_offset"), UrlRow.warc_offset),
+        simhash=bindparam("b_simhash"),
+        near_duplicate_of=bindparam("b_near_duplicate_of"),
+        language=bindparam("b_language"),
     )
 )
 
@@ -238,6 +241,9 @@ def record_fetches(connection: Connection, records: Sequence[FetchRecord]) -> No
             "b_error": record.error,
             "b_warc_file": record.warc_file,
             "b_warc_offset": record.warc_offset,
+            "b_simhash": signed_64(record.simhash),
+            "b_near_duplicate_of": record.near_duplicate_of,
+            "b_language": record.language,
         }
         for record in records
     ]
@@ -257,6 +263,11 @@ def _page_text_upsert(dialect: str) -> Any:
     return statement.on_conflict_do_update(
         index_elements=["url_id"], set_={"text": statement.excluded.text}
     )
+
+
+def signed_64(value: int | None) -> int | None:
+    """An unsigned 64-bit number as the signed one a BIGINT column holds."""
+    return None if value is None or value < 2**63 else value - 2**64
 
 
 def _compressed_texts(records: Sequence[FetchRecord]) -> list[dict[str, Any]]:

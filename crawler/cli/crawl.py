@@ -32,6 +32,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         help="a domain to stay in (repeatable; default: the seeds' hosts)",
     )
     run.add_argument(
+        "--language",
+        action="append",
+        dest="languages",
+        metavar="CODE",
+        help="follow the links of pages in this language only, ISO 639-1 (repeatable)",
+    )
+    run.add_argument(
         "--allow-private-networks",
         action="store_const",
         const=True,
@@ -110,6 +117,7 @@ def config_from_args(args: argparse.Namespace) -> CrawlConfig:
     flags: dict[str, Any] = {name: getattr(args, name) for name in flag_names()}
     for name in (
         "allowed_domains",
+        "languages",
         "allowed_networks",
         "dns_servers",
         "allow_private_networks",

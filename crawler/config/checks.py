@@ -6,7 +6,9 @@ import math
 import re
 from typing import TYPE_CHECKING
 
+from crawler.config import defaults
 from crawler.errors import ConfigError
+from crawler.languages import LANGUAGES
 from crawler.net.robots import PRODUCT_TOKEN
 from crawler.net.url_filters import pattern_error
 from crawler.net.urls import parameter_error
@@ -145,6 +147,18 @@ def check(config: CrawlConfig) -> None:
         require(value is None or math.isfinite(value), name, "must be finite")
 
     config.half_lives()  # each names its prefix and a positive number of seconds
+    require(
+        0 <= config.near_duplicate_distance <= defaults.NEAR_DUPLICATE_MAX_DISTANCE,
+        "near_duplicate_distance",
+        f"must be between 0 and {defaults.NEAR_DUPLICATE_MAX_DISTANCE} bits",
+    )
+    require(config.near_duplicate_memory >= 0, "near_duplicate_memory", "must not be negative")
+    for code in config.languages:
+        require(
+            code in LANGUAGES,
+            "languages",
+            f"has {code!r}, not a language the detector knows (ISO 639-1: en, de, ja, ...)",
+        )
     for parameter in config.strip_params:
         error = parameter_error(parameter)
         require(error is None, "strip_params", f"has {parameter!r}: {error}")

@@ -18,6 +18,11 @@ CONCURRENCY = 16  # fetches in flight across all hosts
 BUFFER = 16  # K: pages queued for the processor, the one in service included
 FRONTIER_MEMORY = 100_000  # frontier URLs held in memory; the rest wait in the database
 HOST_MEMORY = 10_000  # hosts whose state is held in memory; idle others wait in the database
+# bits of 64 between the SimHashes of near-duplicate main texts (docs/crawling.md)
+NEAR_DUPLICATE_DISTANCE = 4
+# beyond, the index's bands are of 9 bits or fewer: a lookup compares too many
+NEAR_DUPLICATE_MAX_DISTANCE = 6
+NEAR_DUPLICATE_MEMORY = 100_000  # fingerprints held to find near-duplicates (some 27 MB)
 
 USER_AGENT = "topical-crawler/0.1"
 CONNECT_TIMEOUT = 10.0

@@ -155,6 +155,22 @@ class CrawlConfig:
         "keep each page's text (compressed) in the collection (`--no-store-text`)",
         flag=False,
     )
+    near_duplicate_distance: int = setting(
+        defaults.NEAR_DUPLICATE_DISTANCE,
+        "crawl",
+        "bits of 64 (0 to 6) within which a page's main text's SimHash makes it a "
+        "near-duplicate of a stored page: stored as such, no reward for the frontier "
+        "(docs/crawling.md)",
+        metavar="BITS",
+    )
+    languages: tuple[str, ...] = setting(
+        (),
+        "crawl",
+        "follow the links of pages in these languages only, ISO 639-1 codes "
+        "(`--language`, repeatable); the others are stored with their language; "
+        "default: every language",
+        flag=False,
+    )
     # limits
     max_pages: int | None = setting(
         None, "limits", "stop after this many URLs are visited (in this run)"
@@ -186,6 +202,12 @@ class CrawlConfig:
         "limits",
         "frontier URLs held in memory; the rest wait in the database and are read back "
         "in the policy's order",
+    )
+    near_duplicate_memory: int = setting(
+        defaults.NEAR_DUPLICATE_MEMORY,
+        "limits",
+        "fingerprints of stored pages held to find near-duplicates among (some 270 bytes "
+        "each), the least recently stored or matched leaving first; 0: no near-duplicates",
     )
     host_memory: int = setting(
         defaults.HOST_MEMORY,

@@ -58,6 +58,8 @@ class CommitFeedback:
             contexts = item.write.contexts
             children = [candidate_of(queued, contexts.get(queued.url)) for queued in item.new_urls]
             relevance = 0.0 if record is None else record.relevance or 0.0
+            if record is not None and record.near_duplicate_of is not None:
+                relevance = 0.0  # a near-duplicate's relevance was the first page's reward
             self.frontier.on_fetched(candidate, relevance, children)
             for child in children:
                 self.frontier.push(child)

@@ -23,7 +23,9 @@ from crawler.errors import ContentError
 from crawler.net.scope import LinkScope
 from crawler.net.urls import BadUrlError, LinkResolver, canonicalize, host_key
 from crawler.pipeline.encoding import UTF_16BE, UTF_16LE, decoded, sniff
+from crawler.pipeline.language import detect_language
 from crawler.pipeline.main_text import main_text
+from crawler.pipeline.near_duplicates import simhash
 from crawler.pipeline.nesting import cap_nesting
 from policies.terms import TermCounts, TermHasher, link_text
 
@@ -59,6 +61,9 @@ class PageAnalysis:
     # out of scope are in neither)
     known_links: tuple[str, ...] = ()
     fingerprint: str = ""  # a hash of the body, which tells a later visit it changed
+    # the main text's SimHash, which finds near-duplicates (`crawler.pipeline.near_duplicates`)
+    simhash: int | None = None
+    language: str | None = None  # of the main text, ISO 639-1 (`crawler.pipeline.language`)
 
     @property
     def known(self) -> int:
@@ -172,6 +177,8 @@ def analyze(
         headings.strip(),
         tuple(left_out),
         body_fingerprint(body),
+        simhash(text),
+        detect_language(text),
     )
 
 

@@ -13,6 +13,13 @@ estimate rises to what the page's relevance alone gives a link of it (the parent
 of `TopicScorer.estimate_links`), so a URL first found on a poor page and then on a good
 one ranks as the good one's link would at least.
 
+A page whose main text is within a few bits of a stored page's
+(`crawler.pipeline.near_duplicates`) is stored as its near-duplicate: its relevance is
+recorded, but it earns the frontier no reward (`crawler.engine.feedback`), adds nothing
+to the topic's feedback and raises no known link, which the first page did. With
+`languages` given, a page in another language is stored, its language recorded, and its
+links are not followed; a page whose language is not known (too little text) is.
+
 A sitemap's URLs (`sitemap_links`) meet the scope, the URL filters and the known URLs as
 a page's links do, and are estimated as links with no anchor or context: by their URL's
 words, with the estimate of the URL whose visit read the sitemap (what the crawl
@@ -34,6 +41,7 @@ from crawler.net.urls import BadUrlError, KnownUrls, LinkResolver, canonical, ho
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_worker import AnalysisJob
+from crawler.pipeline.near_duplicates import NearDuplicates
 from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
 from crawler.pipeline.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
@@ -59,8 +67,12 @@ class Processor:
         store_text: bool,
         relevance_threshold: float,
         link_contexts: bool = False,
+        near_duplicates: NearDuplicates | None = None,
+        languages: frozenset[str] = frozenset(),
     ) -> None:
         self.scorer = scorer
+        self.near_duplicates = near_duplicates  # None: no page is a near-duplicate
+        self.languages = languages  # the pages whose links are followed; empty: all
         self.scope = scope
         self.store_text = store_text
         self.relevance_threshold = relevance_threshold
@@ -132,20 +144,25 @@ class Processor:
         contexts: dict[str, LinkContext] = {}
         raise_known = None
         title = text = None
+        near_duplicate_of = None
         if analysis is not None:
             counts = Rows.of(analysis.counts)  # the page's row, then its links' (`_new_links`)
             page_counts = counts.rows(0, 1)
             self.scorer.partial_fit_counts(page_counts)
             relevance = float(self.scorer.score_counts(page_counts)[0])
-            if relevance >= self.relevance_threshold:
+            near_duplicate_of = self._near_duplicate_of(visit.candidate.url_id, analysis)
+            rewarded = relevance >= self.relevance_threshold and near_duplicate_of is None
+            if rewarded:
                 self.scorer.add_feedback(page_counts)
-            links = self._new_links(visit, analysis, counts, relevance)
-            if relevance >= self.relevance_threshold and analysis.known_links:
+            followed = self._follows(analysis)
+            if followed:
+                links = self._new_links(visit, analysis, counts, relevance)
+            if rewarded and followed and analysis.known_links:
                 raise_known = storage.ScoreRaise(
                     analysis.known_links, self.scorer.parent_share(relevance)
                 )
             links_in_scope = len(links)
-            if self.scope.allows_depth(visit.candidate.depth + 1):
+            if followed and self.scope.allows_depth(visit.candidate.depth + 1):
                 links_in_scope += analysis.known  # each passed the rest once
             if self.link_contexts:
                 contexts = {
@@ -173,6 +190,9 @@ class Processor:
             fetched_at=visit.fetched_at or storage.utc_now(),
             error=outcome.error,
             text=text,
+            simhash=None if analysis is None else analysis.simhash,
+            near_duplicate_of=near_duplicate_of,
+            language=None if analysis is None else analysis.language,
         )
         signature = PageSignature(fetched_at=fetched_at)
         if analysis is not None and response is not None:
@@ -225,6 +245,22 @@ class Processor:
         for link in links:
             self.known.add(link.url)
         return links
+
+    def _near_duplicate_of(self, url_id: int, analysis: PageAnalysis) -> int | None:
+        """The id of the stored page this one nearly repeats; a page that repeats none
+        joins the index, as the page its near-duplicates will name."""
+        if self.near_duplicates is None or analysis.simhash is None:
+            return None
+        found = self.near_duplicates.find(analysis.simhash, url_id)
+        if found is None:
+            self.near_duplicates.add(url_id, analysis.simhash)
+        return found
+
+    def _follows(self, analysis: PageAnalysis) -> bool:
+        """Whether the page's links are followed: it is in one of `languages`, or its
+        language is not known."""
+        language = analysis.language
+        return not self.languages or language is None or language in self.languages
 
     def _new_links(
         self, visit: Visit, analysis: PageAnalysis, counts: Rows, relevance: float

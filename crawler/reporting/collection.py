@@ -33,6 +33,8 @@ EXPORT_FIELDS = (
     "error",
     "warc_file",
     "warc_offset",
+    "near_duplicate_of",
+    "language",
 )
 EXPORT_FORMATS = ("jsonl", "csv", "parquet")
 TEXT_FORMATS = ("jsonl", "csv")  # written to a stream of text; Parquet to a file

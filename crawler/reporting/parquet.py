@@ -44,6 +44,8 @@ def _schema(pa: Any, text: bool) -> Any:
         ("error", pa.string()),
         ("warc_file", pa.string()),
         ("warc_offset", pa.int64()),
+        ("near_duplicate_of", pa.string()),
+        ("language", pa.string()),
     ]
     if text:
         fields.append(("text", pa.string()))
