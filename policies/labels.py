@@ -36,7 +36,10 @@ from scipy.special import expit
 from policies.errors import NotFittedError
 
 DEFAULT_SLOPE = 20.0  # log-odds a cosine: 0.1 above the threshold is odds of e^2 (p 0.88)
-DEFAULT_C = 1.0  # inverse strength of the penalty, as scikit-learn's C
+# inverse strength of the penalty, as scikit-learn's C: at 1.0, twenty pages the crawl
+# scored just below its threshold, all labelled relevant, lowered the boundary so far
+# that F1 on a crawl's other pages fell 0.86 -> 0.54 (`python -m bench labels`, docs/labels.md)
+DEFAULT_C = 0.1
 MAX_ITERATIONS = 500  # of L-BFGS; a few dozen labelled pages take tens
 
 

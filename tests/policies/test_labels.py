@@ -14,7 +14,7 @@ from policies.labels import LabelModel
 TOPIC = "solar energy"
 PANELS = "Solar panels and photovoltaic cells make electricity from sunlight on a rooftop."
 HEATER = "A solar water heater warms the bath water in a tank on the roof."
-LATER_PANELS = "Photovoltaic cells on the rooftop: electricity from sunlight, stored in a battery."
+LATER_PANELS = "Solar photovoltaic cells on the rooftop: electricity from sunlight, in a battery."
 LATER_HEATER = "The water heater's tank keeps the bath warm; solar heat warms the water."
 PAGES = [PANELS, HEATER, LATER_PANELS, LATER_HEATER, "Bake bread in a hot oven."]
 
