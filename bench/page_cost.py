@@ -18,6 +18,17 @@ alternating, e.g. the code before a change extracted with `git archive`:
 
     PYTHONPATH=/tmp/before python bench/page_cost.py --json
     PYTHONPATH=$PWD python bench/page_cost.py --json
+
+With --rank TOPIC... it times nothing: it scores every page read in that order on its
+whole text (title and body) and on its main text (title and `PageAnalysis.text`), each
+with a `TopicScorer` of the topic whose inverse document frequencies are learned online,
+page by page, as a crawl's are, and says how well each ranks the pages against the
+ground truths of the whole text (DIR/truth/TOPIC) and of the main text
+(DIR/truth-main/TOPIC, `ground_truth.py --main-text`): the ROC AUC of the relevant
+pages (the truth's threshold.txt) against the others, and the precision at R, the
+truth's number of relevant pages.
+
+    python bench/page_cost.py --rank sparse memory git --pages 30000
 """
 
 from __future__ import annotations
@@ -25,16 +36,20 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import statistics
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+import numpy as np
 from selectolax.lexbor import LexborHTMLParser
+from sklearn.metrics import roc_auc_score
 from yarl import URL
 
 from crawler.net.fetcher import Response
@@ -42,14 +57,23 @@ from crawler.net.scope import Scope
 from crawler.net.urls import host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
+from crawler.pipeline.nesting import cap_nesting
+from crawler.pipeline.parse import MAX_TEXT_CHARS, analyze, decode
 from crawler.pipeline.processor import Processor
 from policies import Candidate, TopicScorer
+from policies.relevance import Rows
 
 csv.field_size_limit(sys.maxsize)
 
 
 def bfs_pages(truth: Path, hosts: Path, limit: int) -> list[tuple[str, int, bytes]]:
     """(URL, depth, body) of the first `limit` pages with a file, breadth-first."""
+    files = islice(bfs_files(truth, hosts), limit)
+    return [(url, depth, file.read_bytes()) for url, depth, file in files]
+
+
+def bfs_files(truth: Path, hosts: Path) -> Iterator[tuple[str, int, Path]]:
+    """(URL, depth, file) of the pages with a file, breadth-first from the seeds."""
     roots = {}
     with hosts.open() as rows:
         for row in csv.DictReader(rows, delimiter="\t"):
@@ -61,22 +85,20 @@ def bfs_pages(truth: Path, hosts: Path, limit: int) -> list[tuple[str, int, byte
             source, _, target = line.rstrip("\n").partition("\t")
             children.setdefault(source, []).append(target)
     seeds = (truth / "seeds.txt").read_text().split()
-    pages = []
     seen = set(seeds)
     queue = deque((seed, 0) for seed in seeds)
-    while queue and len(pages) < limit:
+    while queue:
         url, depth = queue.popleft()
         parts = urlsplit(url)
         root = roots.get(parts.netloc)
         path = parts.path + ("index.html" if parts.path.endswith("/") else "")
         file = None if root is None else root / path.lstrip("/")
         if file is not None and file.is_file():
-            pages.append((url, depth, file.read_bytes()))
+            yield url, depth, file
         for child in children.get(url, ()):
             if child not in seen:
                 seen.add(child)
                 queue.append((child, depth + 1))
-    return pages
 
 
 def visits(pages: list[tuple[str, int, bytes]]) -> list[Visit]:
@@ -138,6 +160,61 @@ def cpu_seconds(work: Callable[[], object]) -> tuple[float, object]:
     return time.process_time() - started, result
 
 
+def whole_text(body: bytes) -> str:
+    """The body's text as `analyze` reads it before taking its main text."""
+    tree = LexborHTMLParser(cap_nesting(decode(body, None)))
+    tree.strip_tags(["script", "style", "noscript", "template"])
+    text = tree.body.text(separator=" ") if tree.body is not None else ""
+    return " ".join(text.split())[:MAX_TEXT_CHARS]
+
+
+def rank(directory: Path, topics: list[str], limit: int) -> list[dict[str, object]]:
+    """Each topic's scores of every page, on its whole and on its main text, against each
+    ground truth: the relevant pages' ROC AUC and the precision at R."""
+    kinds = ("whole", "main")
+    scorers = {
+        (name, kind): TopicScorer().fit([(directory / "truth" / name / "topic.txt").read_text()])
+        for name in topics
+        for kind in kinds
+    }
+    hasher = scorers[topics[0], "whole"].counter_.hasher
+    urls: list[str] = []
+    scores: dict[tuple[str, str], list[float]] = {key: [] for key in scorers}
+    # every topic's links.tsv is the same graph
+    pages = bfs_files(directory / "truth" / topics[0], directory / "hosts.tsv")
+    for url, _, file in islice(pages, limit):
+        body = file.read_bytes()
+        analysis = analyze(body, url=url, charset=None, x_robots_tag=None, counter=hasher)
+        title = analysis.title or ""
+        counts = Rows.of(hasher.count([f"{title} {whole_text(body)}", f"{title} {analysis.text}"]))
+        urls.append(url)
+        for (name, kind), scorer in scorers.items():
+            page = counts.rows(kinds.index(kind), kinds.index(kind) + 1)
+            scorer.partial_fit_counts(page)  # as the processor does, before scoring the page
+            scores[name, kind].append(float(scorer.score_counts(page)[0]))
+    results: list[dict[str, object]] = []
+    for name in topics:
+        for truth in ("truth", "truth-main"):
+            truth_dir = directory / truth / name
+            threshold = float((truth_dir / "threshold.txt").read_text())
+            with (truth_dir / "pages.tsv").open() as lines:
+                next(lines)
+                value = dict(line.rstrip("\n").split("\t") for line in lines)
+            relevant = np.array([float(value[url]) >= threshold for url in urls])
+            result: dict[str, object] = {"topic": name, "truth": truth, "pages": len(urls)}
+            result["relevant"] = n_relevant = int(relevant.sum())
+            for kind in kinds:
+                if not 0 < n_relevant < len(urls):  # neither figure has a meaning
+                    result[f"auc_{kind}"] = result[f"r_precision_{kind}"] = math.nan
+                    continue
+                score = np.array(scores[name, kind])
+                top = np.argsort(-score, kind="stable")[:n_relevant]
+                result[f"auc_{kind}"] = round(float(roc_auc_score(relevant, score)), 4)
+                result[f"r_precision_{kind}"] = round(float(relevant[top].mean()), 4)
+            results.append(result)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", type=Path, default=Path("/tmp/realweb"))
@@ -146,7 +223,23 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--topic", default="solar energy")
     parser.add_argument("--json", action="store_true", help="one JSON line, no table")
+    parser.add_argument(
+        "--rank", nargs="+", metavar="TOPIC", help="rank by whole and main text (see above)"
+    )
     args = parser.parse_args()
+    if args.rank:
+        results = rank(args.dir, args.rank, args.pages)
+        if args.json:
+            print(json.dumps(results))
+            return
+        print(f"{results[0]['pages']} pages; ROC AUC and precision at R, whole / main text")
+        for row in results:
+            print(
+                f"{row['topic']:<8} {row['truth']:<11} R={row['relevant']:<5} "
+                f"AUC {row['auc_whole']:.4f} / {row['auc_main']:.4f}  "
+                f"R-precision {row['r_precision_whole']:.4f} / {row['r_precision_main']:.4f}"
+            )
+        return
 
     pages = bfs_pages(args.dir / "truth" / args.truth, args.dir / "hosts.tsv", args.pages)
     visit_list = visits(pages)

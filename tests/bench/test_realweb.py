@@ -2,7 +2,8 @@
 configure` and `bench/realweb/ground_truth.py` run as scripts on real files; the ground
 truth is read by the crawler's readers; and, where nginx is installed, the crawler's
 crawl of what nginx serves finds the pages the ground truth lists, and only those, and
-the focus benchmark (`python -m bench focus`) runs its crawls on it."""
+the focus benchmark (`python -m bench focus`) runs its crawls on it; the page cost
+benchmark ranks a tiny web's pages by their whole and main text against both truths."""
 
 from __future__ import annotations
 
@@ -272,6 +273,16 @@ def test_the_main_text_ground_truth_scores_each_page_without_its_navigation(
     assert whole["compost.html"] > whole[""] > 0
     assert main_only == {"": 0.0, "compost.html": main_only["compost.html"], "soup.html": 0.0}
     assert main_only["compost.html"] > 0
+    # the benchmark scores each page on both texts and ranks them against both truths
+    page_cost = [sys.executable, str(ROOT / "bench" / "page_cost.py"), "--dir", str(state)]
+    printed = subprocess.run(
+        [*page_cost, "--rank", "compost", "--json"], capture_output=True, text=True, check=True
+    ).stdout
+    by_truth = {row["truth"]: row for row in json.loads(printed)}
+    assert set(by_truth) == {"truth", "truth-main"}
+    assert by_truth["truth-main"]["pages"] == 3
+    assert by_truth["truth-main"]["relevant"] == 1  # compost.html
+    assert by_truth["truth-main"]["auc_main"] == by_truth["truth-main"]["r_precision_main"] == 1.0
 
 
 def test_a_package_whose_html_lies_in_a_shared_directory_is_refused(
