@@ -121,19 +121,16 @@ def index_pages(
     """Index (url id, title, text, relevance) of pages stored, in place of what they had."""
     if not pages:
         return
-    rows = [
-        {
-            "url_id": url_id,
-            "title": _clean(title or ""),
-            "body": _clean(body[:INDEXED_CHARS]),
-            "bands": bisect.bisect_right(BAND_EDGES, relevance or 0.0),
-        }
-        for url_id, title, body, relevance in sorted(pages)  # in their ids' order: _lock_order
-    ]
-    if connection.dialect.name == "sqlite":
-        for row in rows:
-            bands = " ".join(f"{BAND_WORD}{band}" for band in range(row.pop("bands")))
+    sqlite = connection.dialect.name == "sqlite"
+    rows = []
+    for url_id, title, body, relevance in sorted(pages):  # in their ids' order: _lock_order
+        row = {"url_id": url_id, "title": _clean(title or ""), "body": _clean(body[:INDEXED_CHARS])}
+        if sqlite:
+            reached = bisect.bisect_right(BAND_EDGES, relevance or 0.0)
+            bands = " ".join(f"{BAND_WORD}{band}" for band in range(reached))
             row["body"] = f"{row['title']}\n{row['body']}\n{bands}"
+        rows.append(row)
+    if sqlite:
         # FTS5 has no upsert
         connection.execute(
             text(f"DELETE FROM {SEARCH_TABLE} WHERE rowid IN :ids").bindparams(
@@ -192,6 +189,29 @@ def _search(
     min_relevance: float | None,
     host: str | None,
 ) -> list[SearchHit]:
+    """The pages holding every word, best first; when fewer than `limit` do, the pages
+    holding some of the words follow them, best first among themselves."""
+    every = _scored(connection, words, limit, min_relevance, host, every_word=True)
+    if len(every) >= limit or len(words) < 2:
+        return _hits(connection, words, every, every_word=True)
+    found = {row.id for _, row in every}
+    some = _scored(connection, words, limit + len(found), min_relevance, host, every_word=False)
+    below = every[-1][0] if every else 1.0  # each scores below the last holding every word
+    more = [(below * score, row) for score, row in some if row.id not in found]
+    return _hits(connection, words, every, every_word=True) + _hits(
+        connection, words, more[: limit - len(every)], every_word=False
+    )
+
+
+def _scored(
+    connection: Connection,
+    words: list[str],
+    limit: int,
+    min_relevance: float | None,
+    host: str | None,
+    *,
+    every_word: bool,
+) -> list[tuple[float, Any]]:
     values: dict[str, Any] = {"candidates": max(CANDIDATES, 10 * limit)}
     filters = ""
     if min_relevance is not None:
@@ -200,8 +220,8 @@ def _search(
     if host is not None:
         filters += " AND u.host = :host"
         values["host"] = host
+    values["match"] = match = _match(connection, words, every_word=every_word)
     if connection.dialect.name == "sqlite":
-        values["match"] = match = " ".join(f'"{word}"' for word in words)  # \w+ holds no quote
         if filters:
             statement = (
                 f"SELECT u.id, u.url, u.title, u.relevance, u.host, -s.rank AS text_rank "
@@ -212,12 +232,11 @@ def _search(
         else:
             statement = ""
     else:
-        values["match"] = match = " ".join(words)
         statement = (
             "SELECT u.id, u.url, u.title, u.relevance, u.host, "
-            "ts_rank_cd(s.document, plainto_tsquery('english', :match)) AS text_rank "
+            "ts_rank_cd(s.document, to_tsquery('english', :match)) AS text_rank "
             f"FROM {SEARCH_TABLE} AS s JOIN urls AS u ON u.id = s.url_id "
-            f"WHERE s.document @@ plainto_tsquery('english', :match){filters} "
+            f"WHERE s.document @@ to_tsquery('english', :match){filters} "
             "ORDER BY text_rank DESC LIMIT :candidates"
         )
     if statement:
@@ -228,7 +247,7 @@ def _search(
         return []
     best_text = max(row.text_rank for row in candidates) or 1.0
     best_relevance = max(_bounded(row.relevance) for row in candidates) or 1.0
-    scored = sorted(
+    return sorted(
         (
             (
                 row.text_rank
@@ -242,6 +261,22 @@ def _search(
         ),
         key=lambda pair: (-pair[0], pair[1].id),
     )[:limit]
+
+
+def _match(connection: Connection, words: list[str], *, every_word: bool) -> str:
+    """The words as the index's query: each a plain word (\\w+ holds no quote and no
+    operator), all of them required or any one."""
+    if connection.dialect.name == "sqlite":
+        return (" " if every_word else " OR ").join(f'"{word}"' for word in words)
+    return (" & " if every_word else " | ").join(f"'{word}'" for word in words)
+
+
+def _hits(
+    connection: Connection, words: list[str], scored: list[tuple[float, Any]], *, every_word: bool
+) -> list[SearchHit]:
+    if not scored:
+        return []
+    match = _match(connection, words, every_word=every_word)
     snippets = _snippets(connection, match, [row.id for _, row in scored])
     return [
         SearchHit(
@@ -277,8 +312,10 @@ def _sqlite_candidates(connection: Connection, match: str, wanted: int) -> list[
         {"match": match},
     ).scalar_one()  # counting without ranking costs a tenth of ranking
     found: dict[int, Any] = {}
-    lowest_bands = range(len(BAND_EDGES) - 1, -1, -1) if matches > wanted else ()
-    for restricted in [f"{match} AND {BAND_WORD}{band}" for band in lowest_bands] + [match]:
+    steps = [match]
+    if matches > wanted:
+        steps[:0] = [f"{match} AND {BAND_WORD}{band}" for band in reversed(range(len(BAND_EDGES)))]
+    for restricted in steps:
         rows = connection.execute(statement, {"match": restricted, "candidates": wanted}).all()
         found.update((row.id, row) for row in rows)
         if len(rows) >= wanted:
@@ -304,7 +341,7 @@ def _snippets(connection: Connection, match: str, ids: list[int]) -> dict[int, s
             f'MinWords={SNIPPET_WORDS // 2}, MaxFragments=2, FragmentDelimiter=" … "'
         )
         statement = text(
-            "SELECT url_id, ts_headline('english', body, plainto_tsquery('english', :match), "
+            "SELECT url_id, ts_headline('english', body, to_tsquery('english', :match), "
             f"'{options}') FROM {SEARCH_TABLE} WHERE url_id IN :ids"
         )
     statement = statement.bindparams(bindparam("ids", expanding=True))

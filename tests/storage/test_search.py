@@ -185,3 +185,16 @@ async def test_a_relevant_page_is_ranked_though_more_pages_than_the_candidates_m
     await store(engine, pages)
     hits = await search(engine, "solar")
     assert hits[0].url == "http://guide/"
+
+
+async def test_pages_holding_some_of_the_words_follow_when_too_few_hold_every_one(
+    engine: AsyncEngine,
+) -> None:
+    await store(engine, PAGES)
+    hits = await search(engine, "solar electricity", limit=3)
+    assert hits[0].url == "http://a/panels"  # the one page holding both words
+    assert {hit.url for hit in hits[1:]} == {"http://a/wind", "http://b/solar-oven"}
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+    assert "[solar]" in hits[2].snippet or "[solar]" in hits[1].snippet
+    assert len(await search(engine, "solar electricity", limit=1)) == 1
+    assert await search(engine, "electricity flour", limit=10) != []  # no page holds both
