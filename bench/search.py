@@ -261,33 +261,40 @@ async def precision(
 ) -> None:
     """Precision at 10 judged by the topic's truth and, with `query_truths`, by each
     query's own truth (the query taken as a topic by the same ground truth): a hit is
-    relevant to the topic, to the query, or to both."""
+    relevant to the topic, to the query, or to both. Beside each, the most any order of
+    the query's matches could score: the relevant stored pages that hold its words."""
     topic = read_truth(truth_dir)
+    means: dict[str, list[float]] = {}
+    bounds: dict[str, list[float]] = {}
     engine = storage.open_engine(db)
-    by_topic, by_query, by_both = [], [], []
     try:
         async with engine.connect() as connection:
             for query in queries:
                 hits = await storage.search_pages(connection, query, limit=10)
-                on_topic = [topic.get(hit.url, 0.0) >= threshold for hit in hits]
-                by_topic.append(sum(on_topic) / 10)
-                line = f"  P@10 topic {by_topic[-1]:.1f}"
+                matches = await storage.search_pages(connection, query, limit=100_000)
+                judges = {"topic": [topic]}
                 if query_truths is not None:
                     own = read_truth(query_truths / query_truth_name(query))
-                    on_query = [own.get(hit.url, 0.0) >= threshold for hit in hits]
-                    by_query.append(sum(on_query) / 10)
-                    by_both.append(
-                        sum(a and b for a, b in zip(on_topic, on_query, strict=True)) / 10
-                    )
-                    line += f", query {by_query[-1]:.1f}, both {by_both[-1]:.1f}"
-                print(f"{line}  ({len(hits)} hits)  {query}")
+                    judges |= {"query": [own], "both": [topic, own]}
+                line = []
+                for name, truths in judges.items():
+
+                    def relevant(url: str, truths: list[dict[str, float]] = truths) -> bool:
+                        return all(truth.get(url, 0.0) >= threshold for truth in truths)
+
+                    found = sum(relevant(hit.url) for hit in hits)
+                    means.setdefault(name, []).append(found / 10)
+                    most = min(10, sum(relevant(match.url) for match in matches))
+                    bounds.setdefault(name, []).append(most / 10)
+                    line.append(f"{name} {means[name][-1]:.1f} (at most {bounds[name][-1]:.1f})")
+                print(f"  P@10 {', '.join(line)}, {len(matches)} matches: {query}")
     finally:
         await engine.dispose()
-    print(
-        f"mean precision at 10 over {len(queries)} queries: topic {statistics.mean(by_topic):.2f}"
-    )
-    if by_query:
-        print(f"  query {statistics.mean(by_query):.2f}, both {statistics.mean(by_both):.2f}")
+    print(f"mean precision at 10 over {len(queries)} queries:")
+    for name, values in means.items():
+        print(
+            f"  {name} {statistics.mean(values):.2f} (at most {statistics.mean(bounds[name]):.2f})"
+        )
 
 
 def main() -> None:
