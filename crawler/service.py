@@ -253,7 +253,8 @@ async def run_crawl(
                         scope=scope,
                         token=config.api_token,
                         relevance_threshold=config.relevance_threshold,
-                    )
+                    ),
+                    host_names=config.api_hosts,
                 ),
             )
             await server.start()

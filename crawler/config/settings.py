@@ -352,6 +352,16 @@ class CrawlConfig:
         metavar="TOKEN",
         secret=True,
     )
+    api_hosts: tuple[str, ...] = setting(
+        (),
+        "api",
+        "a name the API and the web page answer to beside IP addresses and localhost "
+        "(repeatable): the name in the browser's address bar when it is not an address. "
+        "Other names are refused, so that no web page can read the API through a name "
+        "it makes resolve here (DNS rebinding)",
+        metavar="NAME",
+        flag_name="api-host",
+    )
     # warc
     warc: str | None = setting(
         None,

@@ -8,13 +8,18 @@ from aiohttp import web
 
 from crawler.web.api import PREFIX, Api
 from crawler.web.errors import errors_as_json
+from crawler.web.hosts import answer_known_hosts
 from crawler.web.openapi import openapi_document
 from crawler.web.page import add_security_headers, page_routes
 from crawler.web.requests import MAX_BODY
 
 
-def build_app(api: Api) -> web.Application:
-    app = web.Application(client_max_size=MAX_BODY, middlewares=[errors_as_json])
+def build_app(api: Api, *, host_names: tuple[str, ...] = ()) -> web.Application:
+    """`host_names`: the names beside IP addresses and localhost that the API and the
+    page answer to (`crawler.web.hosts`)."""
+    app = web.Application(
+        client_max_size=MAX_BODY, middlewares=[errors_as_json, answer_known_hosts(host_names)]
+    )
     app.on_response_prepare.append(add_security_headers)
     document = openapi_document()
 

@@ -39,7 +39,9 @@ CHANGES = ["/api/v1/seeds", "/api/v1/pause", "/api/v1/resume", "/api/v1/pages/1/
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def daemon(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Daemon]:
     db_url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('api') / 'crawl.db'}"
-    async with running_daemon(db_url, ROUTES, topic="solar panels sunlight") as running:
+    async with running_daemon(
+        db_url, ROUTES, topic="solar panels sunlight", api_hosts=("crawler.test",)
+    ) as running:
 
         async def found() -> bool:
             code, body = await running.call("GET", "/api/v1/search?q=sunlight")
@@ -273,3 +275,23 @@ async def test_the_pages_worth_labelling_nearest_the_threshold_first(daemon: Dae
     margins = [page["margin"] for page in pages]
     assert margins == sorted(margins)
     assert {"id", "url", "title", "relevance", "margin"} <= pages[0].keys()
+
+
+async def test_the_api_and_page_answer_only_addresses_localhost_and_the_names_given(
+    daemon: Daemon,
+) -> None:
+    """A name a web page made resolve here (DNS rebinding) reads nothing; /metrics and
+    /healthz answer any name, as Prometheus asks by a service's."""
+    port = daemon.api.rsplit(":", 1)[1]
+    for host in (f"localhost:{port}", f"crawler.test:{port}", f"[::1]:{port}", "127.0.0.1"):
+        code, _ = await daemon.call("GET", "/api/v1/status", headers={"Host": host})
+        assert code == 200, host
+    for path in ("/api/v1/status", "/api/v1/search?q=sunlight", "/", "/api/v1/openapi.json"):
+        code, body = await daemon.call("GET", path, headers={"Host": f"rebound.example:{port}"})
+        assert code == 421, path
+        assert "'rebound.example'" in body["error"]
+    for path in ("/metrics", "/healthz"):
+        async with daemon.client.get(
+            daemon.api + path, headers={"Host": "crawler-daemon:9410"}
+        ) as answer:
+            assert answer.status == 200, path
