@@ -6,6 +6,9 @@ the report and the metrics count with these and print them under these names.
     relevant pages   pages fetched at or above the relevance threshold
     redirects to pages fetched already
                      not errors: the page is counted once, on the row that fetched it
+    variants of pages fetched already
+                     pages whose canonical URL is stored already (crawler.pipeline.canonical):
+                     not errors, and not stored again
     errors           the other visits, by kind
 """
 
@@ -22,6 +25,7 @@ LABELS = {
     "pages": "pages fetched",
     "relevant": "relevant pages",
     "redirects_to_fetched": "redirects to pages fetched already",
+    "canonical_variants": "variants of pages fetched already",
     "errors": "errors",
 }
 WIDTH = len(LABELS["redirects_to_fetched"]) + 2  # the names' column
@@ -38,13 +42,14 @@ class Counts:
     pages: int = 0
     relevant: int = 0
     redirects_to_fetched: int = 0
+    canonical_variants: int = 0
     errors: dict[str, int] = field(default_factory=dict)  # by kind, most first
 
     @classmethod
     def of(cls, outcomes: Mapping[str, int], *, relevant: int) -> Counts:
         """The counts of visits recorded with these outcomes (an outcome's value, or
         an error kind as the collection stores it; "ok" for any page)."""
-        pages = redirects = 0
+        pages = redirects = variants = 0
         errors: dict[str, int] = {}
         for name, count in outcomes.items():
             outcome = OUTCOMES.get(name)
@@ -52,14 +57,17 @@ class Counts:
                 pages += count
             elif outcome is Outcome.DUPLICATE:
                 redirects += count
+            elif outcome is Outcome.CANONICAL_VARIANT:
+                variants += count
             else:
                 errors[name] = errors.get(name, 0) + count
         ordered = dict(sorted(errors.items(), key=lambda item: (-item[1], item[0])))
         return cls(
-            visited=pages + redirects + sum(errors.values()),
+            visited=pages + redirects + variants + sum(errors.values()),
             pages=pages,
             relevant=relevant,
             redirects_to_fetched=redirects,
+            canonical_variants=variants,
             errors=ordered,
         )
 
@@ -70,6 +78,7 @@ class Counts:
             "pages": str(self.pages),
             "relevant": str(self.relevant),
             "redirects_to_fetched": str(self.redirects_to_fetched),
+            "canonical_variants": str(self.canonical_variants),
         }
         if relevant_at is not None:
             values["relevant"] += f" (relevance >= {relevant_at:.3f})"

@@ -23,6 +23,9 @@ class Outcome(StrEnum):
     BAD_REDIRECT = "bad_redirect"  # Location missing or not an http(s) URL
     OUT_OF_SCOPE = "out_of_scope"  # a redirect left the crawl's scope
     DUPLICATE = "duplicate"  # a redirect to a URL fetched already: not fetched again
+    # a page whose canonical URL (crawler.pipeline.canonical) is fetched already: counted,
+    # not stored again
+    CANONICAL_VARIANT = "canonical_variant"
     # a redirect to a host another daemon of a shared crawl holds: the target is queued
     # for that daemon, as a link would be
     REDIRECT_QUEUED = "redirect_queued"

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.models import CrawlMeta, LabelRow, PageText, UrlRow
@@ -98,13 +98,22 @@ async def uncertain_pages(engine: AsyncEngine, limit: int) -> list[UncertainPage
             select(CrawlMeta.value).where(CrawlMeta.key == "relevance_threshold")
         )
         threshold = DEFAULT_RELEVANCE_THRESHOLD if recorded is None else float(recorded)
-        margin = func.abs(UrlRow.relevance - threshold)
-        result = await connection.execute(
-            select(UrlRow.id, UrlRow.url, UrlRow.title, UrlRow.relevance, margin)
-            .join(PageText, PageText.url_id == UrlRow.id)
-            .outerjoin(LabelRow, LabelRow.url_id == UrlRow.id)
-            .where(LabelRow.url_id.is_(None), UrlRow.relevance.is_not(None))
-            .order_by(margin, UrlRow.id)
-            .limit(limit)
-        )
-        return [UncertainPage(*row) for row in result.all()]
+        # the nearest on each side, each read in the relevance index's order
+        pages = []
+        for side, order in (
+            (UrlRow.relevance >= threshold, UrlRow.relevance.asc()),
+            (UrlRow.relevance < threshold, UrlRow.relevance.desc()),
+        ):
+            result = await connection.execute(
+                select(UrlRow.id, UrlRow.url, UrlRow.title, UrlRow.relevance)
+                .join(PageText, PageText.url_id == UrlRow.id)
+                .outerjoin(LabelRow, LabelRow.url_id == UrlRow.id)
+                .where(side, LabelRow.url_id.is_(None))
+                .order_by(order, UrlRow.id)
+                .limit(limit)
+            )
+            pages += [
+                UncertainPage(url_id, url, title, relevance, abs(relevance - threshold))
+                for url_id, url, title, relevance in result.all()
+            ]
+        return sorted(pages, key=lambda page: (page.margin, page.url_id))[:limit]

@@ -16,6 +16,7 @@ from sqlalchemy import (
     SmallInteger,
     String,
     Text,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -70,6 +71,14 @@ class UrlRow(Base):
         Index("ix_urls_state_host", "state", "host"),
         # the new URLs a page revealed, for a refill a frontier policy ranks itself
         Index("ix_urls_discovered_from", "discovered_from"),
+        # the fetched pages nearest a relevance, for the pages worth labelling
+        # (storage.labels); the frontier's URLs, with none, stay out of it
+        Index(
+            "ix_urls_relevance",
+            "relevance",
+            sqlite_where=text("relevance IS NOT NULL"),
+            postgresql_where=text("relevance IS NOT NULL"),
+        ),
     )
 
 

@@ -50,6 +50,7 @@ class FetchRecord:
     fetched_at: datetime
     error: str | None
     text: str | None = None
+    canonical_url: str | None = None  # the canonical URL the page is stored under
     warc_file: str | None = None  # the capture's WARC file, if one was written
     warc_offset: int | None = None  # its record's offset in that file
     simhash: int | None = None  # the main text's SimHash, unsigned
@@ -89,6 +90,7 @@ class ExportRecord:
     fetched_at: datetime | None
     fetch_count: int
     error: str | None
+    canonical_url: str | None = None  # the URL the page is stored under (its row holds it)
     warc_file: str | None = None
     warc_offset: int | None = None
     near_duplicate_of: str | None = None  # the URL of the stored page it nearly repeats

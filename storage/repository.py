@@ -394,6 +394,7 @@ async def iter_export(
         select(
             UrlRow.url,
             UrlRow.final_url,
+            UrlRow.canonical_url,
             UrlRow.host,
             UrlRow.status,
             UrlRow.content_type,

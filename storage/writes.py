@@ -205,6 +205,8 @@ _RECORD_FETCH = (
     .values(
         state=URL_DONE,
         final_url=bindparam("b_final_url"),
+        # a re-visit, which does not take a canonical URL again, keeps the first visit's
+        canonical_url=func.coalesce(bindparam("b_canonical_url"), UrlRow.canonical_url),
         status=bindparam("b_status"),
         content_type=bindparam("b_content_type"),
         content_length=bindparam("b_content_length"),
@@ -232,6 +234,7 @@ def record_fetches(connection: Connection, records: Sequence[FetchRecord]) -> No
         {
             "b_id": record.url_id,
             "b_final_url": record.final_url,
+            "b_canonical_url": record.canonical_url,
             "b_status": record.status,
             "b_content_type": record.content_type,
             "b_content_length": record.content_length,

@@ -79,7 +79,9 @@ def _status(args: argparse.Namespace) -> int:
                     **asdict(report),
                     "visited": counts.visited,
                     "redirects_to_fetched": counts.redirects_to_fetched,
-                    "errors": counts.errors,  # redirects to pages fetched already are not
+                    "canonical_variants": counts.canonical_variants,
+                    # redirects to pages fetched already and variants of them are not
+                    "errors": counts.errors,
                     "top_sources": [asdict(s) for s in sources],
                 }
             )

@@ -92,6 +92,7 @@ class EngineParts:
             relevance_threshold=limits.relevance_threshold,
             wake=wake,
             analysis=analysis,
+            fetched=visitor.fetched,
             clock=clock,
         )
         checkpoints = Checkpoints(

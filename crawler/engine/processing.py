@@ -13,6 +13,13 @@ began to wait. The pool's statistics are told the busy and idle time its models 
 accrued from the pages' arrivals and departures (`ServerTime`): a page's time from its
 taking to its score also holds its waits inside the processor (behind a worker's other
 page, for its turn to be scored), which are not service.
+
+A page that names another URL of its host as its canonical one
+(`crawler.pipeline.canonical`) claims it from the URLs fetched (`FetchedUrls.claim`)
+between its analysis and its score, as a redirect claims its target: claimed, the page
+is stored under it and the URL is under way until the page's write commits (or is
+given up, if the page's processing fails); fetched or under way already, the page is
+a variant of it.
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ from collections.abc import Callable
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.server_time import ServerTime
 from crawler.engine.summary import CrawlSummary
+from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
+from crawler.pipeline import canonical
 from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool, WorkerDiedError
 from crawler.pipeline.parse import PageAnalysis
 from crawler.pipeline.processor import UNREADABLE, Processor
@@ -55,9 +64,13 @@ class Processing:
         relevance_threshold: float,
         wake: asyncio.Event,
         analysis: AnalysisPool | None = None,
+        fetched: FetchedUrls | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.processor = processor
+        # the URLs fetched or under way, which canonical URLs are claimed from; None:
+        # pages' canonical URLs are not taken
+        self.fetched = fetched
         self.analysis = analysis  # None: pages are analysed on the event loop
         self.servers = 1 if analysis is None else analysis.workers
         self.writer = writer
@@ -146,22 +159,29 @@ class Processing:
                 self.wake.set()  # the pool may want more fetchers now
 
     async def _serve(self, visit: Visit, place: int, worker: int) -> tuple[Outcome, float | None]:
+        claimed: list[str] = []  # the canonical URL taken on for this page, if one
         try:
             job = self.processor.analysis_job(visit)
             analysis = None if job is None else await self._analysed(job, worker)
+            taken = await self._canonical(visit, analysis, claimed)
             if self.analysis is None:
-                processed = self.processor.score(visit, analysis)
+                processed = self.processor.score(visit, analysis, taken)
             else:
                 await self._wait_for_turn(place)
-                processed = self.processor.finish(visit, analysis)
+                processed = self.processor.finish(visit, analysis, taken)
                 self.analysis.remember(link.url for link in processed.write.links)
         except WorkerDiedError:  # killed, out of memory: stop loudly
+            self._give_up(claimed)
             raise
         except Exception:  # recorded as this URL's outcome; the crawl goes on
             log.warning("internal error processing %s", visit.final_url, exc_info=True)
+            self._give_up(claimed)
             failed = dataclasses.replace(visit, outcome=Outcome.INTERNAL_ERROR)
             await self._wait_for_turn(place)
             processed = self.processor.process(failed)
+        except BaseException:
+            self._give_up(claimed)
+            raise
         finally:
             if self._finished == place:  # scored, or failed: the next page's turn
                 self._finished += 1
@@ -180,6 +200,30 @@ class Processing:
         with contextlib.suppress(*UNREADABLE):
             return await self.analysis.analyze(job, worker)
         return None
+
+    async def _canonical(
+        self, visit: Visit, analysis: PageAnalysis | None, claimed: list[str]
+    ) -> canonical.Canonical | None:
+        """The canonical URL the page is stored under, or is a variant of; None where it
+        is stored as itself. A URL claimed is added to `claimed`. A re-visit's page keeps
+        what its first visit decided."""
+        declared = None if analysis is None else analysis.canonical
+        if self.fetched is None or declared is None or visit.candidate.revisit:
+            return None
+        chain = (visit.candidate.url, *visit.hops, visit.final_url or visit.candidate.url)
+        depth = visit.candidate.depth
+        taken = canonical.taken(declared, chain=chain, depth=depth, scope=self.processor.scope)
+        if taken is None:
+            return None
+        if not await self.fetched.claim(taken.url):
+            return dataclasses.replace(taken, variant=True)
+        claimed.append(taken.url)
+        return taken
+
+    def _give_up(self, claimed: list[str]) -> None:
+        """A page whose processing failed gives up the canonical URL it claimed."""
+        if self.fetched is not None and claimed:
+            self.fetched.end(claimed)
 
     async def _wait_for_turn(self, place: int) -> None:
         """Pages are scored in the order servers took them."""

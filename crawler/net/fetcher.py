@@ -49,6 +49,7 @@ class Response:
     etag: str | None = None
     last_modified: str | None = None
     exchange: Exchange | None = None  # the whole exchange, when captures are kept
+    link: str | None = None  # the Link headers' values, joined as one list
 
     @property
     def is_html(self) -> bool:
@@ -225,6 +226,7 @@ class Fetcher:
                     x_robots_tag=response.headers.get("X-Robots-Tag"),
                     etag=response.headers.get("ETag"),
                     last_modified=response.headers.get("Last-Modified"),
+                    link=", ".join(response.headers.getall("Link", ())) or None,
                     body=body,
                     truncated=truncated and wanted,
                     size=size,

@@ -50,6 +50,7 @@ class AnalysisJob:
     charset: str | None
     x_robots_tag: str | None
     depth: int  # of the page's links
+    link: str | None = None  # the Link header, which may name the page's canonical URL
 
 
 def frame(value: object) -> bytes:
@@ -84,6 +85,7 @@ def serve(jobs: BinaryIO, answers: BinaryIO, n_features: int) -> None:
                 url=job.url,
                 charset=job.charset,
                 x_robots_tag=job.x_robots_tag,
+                link=job.link,
                 counter=counter,
                 resolver=resolver,
                 known=known,

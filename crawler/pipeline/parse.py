@@ -22,6 +22,7 @@ from yarl import URL
 from crawler.errors import ContentError
 from crawler.net.scope import LinkScope
 from crawler.net.urls import BadUrlError, LinkResolver, canonicalize, host_key
+from crawler.pipeline import canonical
 from crawler.pipeline.encoding import UTF_16BE, UTF_16LE, decoded, sniff
 from crawler.pipeline.language import detect_language
 from crawler.pipeline.main_text import main_text
@@ -64,6 +65,8 @@ class PageAnalysis:
     # the main text's SimHash, which finds near-duplicates (`crawler.pipeline.near_duplicates`)
     simhash: int | None = None
     language: str | None = None  # of the main text, ISO 639-1 (`crawler.pipeline.language`)
+    # the canonical URL the page declares (`crawler.pipeline.canonical`), if one
+    canonical: str | None = None
 
     @property
     def known(self) -> int:
@@ -93,13 +96,15 @@ def analyze(
     charset: str | None,
     x_robots_tag: str | None,
     counter: TermHasher,
+    link: str | None = None,
     resolver: LinkResolver | None = None,
     known: Container[str] = frozenset(),
     scope: LinkScope | None = None,
     depth: int = 0,
 ) -> PageAnalysis:
-    """The page's title, text, links and term counts. `depth` is its links' depth, for
-    `scope`; without a scope every link is kept."""
+    """The page's title, text, links, term counts and declared canonical URL (in its
+    head, or its `link` header). `depth` is its links' depth, for `scope`; without a
+    scope every link is kept."""
     html = decode(body, charset)
     tree = LexborHTMLParser(cap_nesting(html))
 
@@ -121,6 +126,7 @@ def analyze(
 
     resolver = resolver or LinkResolver()
     resolve, page_base = resolver.resolve, resolver.base(base)
+    declared = canonical.declared(tree.head, page_base, resolve, link=link, url=url)
     links: dict[str, Link] = {}
     left_out: dict[str, None] = {}  # known, in order: they count towards MAX_LINKS as they did
     outside: set[str] = set()  # beyond the scope: so do they
@@ -179,6 +185,7 @@ def analyze(
         body_fingerprint(body),
         simhash(text),
         detect_language(text),
+        canonical=declared,
     )
 
 

@@ -41,6 +41,7 @@ from crawler.net.urls import BadUrlError, KnownUrls, LinkResolver, canonical, ho
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_worker import AnalysisJob
+from crawler.pipeline.canonical import Canonical
 from crawler.pipeline.near_duplicates import NearDuplicates
 from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
 from crawler.pipeline.writer import PageSignature, PageWrite
@@ -93,6 +94,7 @@ class Processor:
             charset=response.charset,
             x_robots_tag=response.x_robots_tag,
             depth=visit.candidate.depth + 1,
+            link=response.link,
         )
 
     def process(self, visit: Visit) -> Processed:
@@ -109,6 +111,7 @@ class Processor:
                 charset=job.charset,
                 x_robots_tag=job.x_robots_tag,
                 counter=self.scorer.counter_.hasher,
+                link=job.link,
                 resolver=self.resolver,
                 known=self.known,
                 scope=self.link_scope,
@@ -117,14 +120,21 @@ class Processor:
         except UNREADABLE:
             return None
 
-    def finish(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
+    def finish(
+        self, visit: Visit, analysis: PageAnalysis | None, canonical: Canonical | None = None
+    ) -> Processed:
         """Score a worker process's analysis. A worker does not know the links made
         known here while it analysed the page: they are left out now."""
-        return self.score(visit, None if analysis is None else self._without_known(analysis))
+        if analysis is not None:
+            analysis = self._without_known(analysis)
+        return self.score(visit, analysis, canonical)
 
-    def score(self, visit: Visit, analysis: PageAnalysis | None) -> Processed:
+    def score(
+        self, visit: Visit, analysis: PageAnalysis | None, canonical: Canonical | None = None
+    ) -> Processed:
         """Score an analysed page and make its write; with no analysis, an OK visit's
-        page could not be read (BAD_CONTENT)."""
+        page could not be read (BAD_CONTENT). With its `canonical` URL claimed, the page
+        is stored under it, or is a variant of it."""
         outcome = visit.outcome
         fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
@@ -137,6 +147,8 @@ class Processor:
                 captures=page_captures(visit),
             )
             return Processed(write, outcome, None)
+        if canonical is not None and canonical.variant:
+            return self._variant(visit, canonical, fetched_at)
         response = visit.response
         relevance: float | None = None
         links: list[storage.NewUrl] = []
@@ -182,6 +194,7 @@ class Processor:
         record = storage.FetchRecord(
             url_id=visit.candidate.url_id,
             final_url=visit.final_url,
+            canonical_url=None if canonical is None else canonical.url,
             status=visit.status,
             content_type=None if response is None else response.content_type,
             content_length=None if response is None else response.size,
@@ -204,7 +217,7 @@ class Processor:
             record,
             links,
             signature,
-            _reached(visit),
+            _reached(visit, canonical),
             page_captures(visit),
             contexts,
             links_in_scope,
@@ -213,6 +226,32 @@ class Processor:
         for link in links:  # handed to storage with the page, once nothing can fail
             self.known.add(link.url)
         return Processed(write, outcome, relevance)
+
+    def _variant(self, visit: Visit, canonical: Canonical, fetched_at: float | None) -> Processed:
+        """A variant of a page fetched already: recorded and counted, not stored again
+        (no title, text or relevance), its links not followed."""
+        response = visit.response
+        outcome = Outcome.CANONICAL_VARIANT
+        record = storage.FetchRecord(
+            url_id=visit.candidate.url_id,
+            final_url=visit.final_url,
+            canonical_url=canonical.url,
+            status=visit.status,
+            content_type=None if response is None else response.content_type,
+            content_length=None if response is None else response.size,
+            relevance=None,
+            title=None,
+            fetched_at=visit.fetched_at or storage.utc_now(),
+            error=outcome.error,
+        )
+        write = PageWrite(
+            visit.candidate,
+            record,
+            signature=PageSignature(fetched_at=fetched_at),
+            reached=_reached(visit),
+            captures=page_captures(visit),
+        )
+        return Processed(write, outcome, None)
 
     def sitemap_links(
         self, read: SitemapRead, *, depth: int, parent_score: float
@@ -301,10 +340,16 @@ def page_captures(visit: Visit) -> tuple[Exchange, ...]:
     return tuple(exchange for exchange in visit.exchanges if not exchange.robots)
 
 
-def _reached(visit: Visit) -> list[storage.NewUrl]:
-    """The redirect targets the visit took on: known and done from now on."""
+def _reached(visit: Visit, canonical: Canonical | None = None) -> list[storage.NewUrl]:
+    """The redirect targets the visit took on, and the canonical URL the page is stored
+    under: known and done from now on."""
     candidate = visit.candidate
-    return [
+    reached = [
         storage.NewUrl(hop, host_key(URL(hop, encoded=True)), candidate.depth, 0.0, candidate.url)
         for hop in visit.hops
     ]
+    if canonical is not None:
+        reached.append(
+            storage.NewUrl(canonical.url, canonical.host, candidate.depth, 0.0, candidate.url)
+        )
+    return reached

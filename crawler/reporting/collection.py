@@ -35,6 +35,7 @@ EXPORT_FIELDS = (
     "warc_offset",
     "near_duplicate_of",
     "language",
+    "canonical_url",
 )
 EXPORT_FORMATS = ("jsonl", "csv", "parquet")
 TEXT_FORMATS = ("jsonl", "csv")  # written to a stream of text; Parquet to a file

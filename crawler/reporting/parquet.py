@@ -46,6 +46,7 @@ def _schema(pa: Any, text: bool) -> Any:
         ("warc_offset", pa.int64()),
         ("near_duplicate_of", pa.string()),
         ("language", pa.string()),
+        ("canonical_url", pa.string()),
     ]
     if text:
         fields.append(("text", pa.string()))

@@ -76,6 +76,7 @@ def summary(
         f"{LABELS['relevant']} (score >= threshold)": counts.relevant,
         "relevance threshold": f"{history.relevance_threshold:.3f}",
         LABELS["redirects_to_fetched"]: counts.redirects_to_fetched,
+        LABELS["canonical_variants"]: counts.canonical_variants,
         "runs": len({sample.values.get("run") for sample in history.timeline}),
     }
     per_page = requests_per_page(history.timeline)
