@@ -45,6 +45,9 @@ class UrlRow(Base):
     score: Mapped[float] = mapped_column(Float)  # the link's estimated relevance
     state: Mapped[int] = mapped_column(SmallInteger, default=URL_QUEUED)
     final_url: Mapped[str | None] = mapped_column(Text)
+    # the canonical URL the page is stored under, which its row holds for it
+    # (crawler.pipeline.canonical); that URL's own row is reached, like a redirect's target
+    canonical_url: Mapped[str | None] = mapped_column(Text)
     status: Mapped[int | None] = mapped_column(Integer)
     content_type: Mapped[str | None] = mapped_column(String(200))
     content_length: Mapped[int | None] = mapped_column(Integer)
