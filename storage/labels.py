@@ -115,5 +115,6 @@ async def uncertain_pages(engine: AsyncEngine, limit: int) -> list[UncertainPage
             pages += [
                 UncertainPage(url_id, url, title, relevance, abs(relevance - threshold))
                 for url_id, url, title, relevance in result.all()
+                if relevance is not None  # the side's condition holds it; for the types
             ]
         return sorted(pages, key=lambda page: (page.margin, page.url_id))[:limit]
