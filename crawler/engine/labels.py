@@ -19,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import TopicScorer
-from policies.labels import LabelModel
 from policies.relevance import Rows
 
 log = logging.getLogger(__name__)
@@ -53,6 +52,9 @@ class LabelWatch:
         except (SQLAlchemyError, OSError) as error:
             log.warning("could not read the labels: %s", error)
             return
+        # SciPy's optimiser fits the model: loaded by a crawl that has labels, no other
+        from policies.labels import LabelModel
+
         counter = self.scorer.counter_
         for url_id, text in texts.items():
             self._counts[url_id] = counter.count([text])
