@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
 from crawler.counts import Counts
@@ -27,6 +28,7 @@ from crawler.net.scope import Scope
 from crawler.net.urls import BadUrlError, canonicalize, host_key
 from crawler.startup import SEED_SCORE
 from crawler.web.auth import authorize
+from crawler.web.database_thread import DatabaseThread
 from crawler.web.errors import ApiError
 from crawler.web.requests import (
     Field,
@@ -59,13 +61,14 @@ class Api:
         self,
         *,
         engine: Engine,
+        database: DatabaseThread,
         scope: Scope,
         token: str | None,
         relevance_threshold: float,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.engine = engine
-        self.db = engine.db
+        self.database = database
         self.scope = scope
         self.token = token
         self.relevance_threshold = relevance_threshold
@@ -174,11 +177,15 @@ class Api:
         limit = query_int(request, "limit", default=10, low=1, high=MAX_HITS)
         least = query_float(request, "min_relevance", low=0.0, high=1.0)
         try:
-            async with self.db.connect() as connection:
-                hits = await storage.search_pages(
-                    connection, query, limit=limit, min_relevance=least
-                )
-                ids = await url_ids(connection, [hit.url for hit in hits])
+
+            async def find(db: AsyncEngine) -> tuple[list[storage.SearchHit], dict[str, int]]:
+                async with db.connect() as connection:
+                    hits = await storage.search_pages(
+                        connection, query, limit=limit, min_relevance=least
+                    )
+                    return hits, await url_ids(connection, [hit.url for hit in hits])
+
+            hits, ids = await self.database.run(find)
         except (SQLAlchemyError, OSError) as error:
             raise ApiError(503, f"the database cannot be read: {error}") from error
         return web.json_response(
@@ -203,8 +210,12 @@ class Api:
         check_query(request, set())
         url_id = _page_id(request)
         try:
-            async with self.db.connect() as connection:
-                page = await page_detail(connection, url_id)
+
+            async def read(db: AsyncEngine) -> PageDetail | None:
+                async with db.connect() as connection:
+                    return await page_detail(connection, url_id)
+
+            page = await self.database.run(read)
         except (SQLAlchemyError, OSError) as error:
             raise ApiError(503, f"the database cannot be read: {error}") from error
         if page is None:
@@ -216,7 +227,7 @@ class Api:
         url_id = _page_id(request)
         body = await json_object(request, {"relevant": RELEVANT})
         try:
-            saved = await save_label(self.db, url_id, body["relevant"])
+            saved = await self.database.run(lambda db: save_label(db, url_id, body["relevant"]))
         except (SQLAlchemyError, OSError) as error:
             raise ApiError(503, f"the database cannot be written: {error}") from error
         if not saved:
@@ -232,7 +243,7 @@ class Api:
             raise bad_request(f"sort must be uncertain{said} (the pages worth labelling next)")
         limit = query_int(request, "limit", default=10, low=1, high=MAX_HITS)
         try:
-            found = await uncertain_pages(self.db, limit)
+            found = await self.database.run(lambda db: uncertain_pages(db, limit))
         except (SQLAlchemyError, OSError) as error:
             raise ApiError(503, f"the database cannot be read: {error}") from error
         return web.json_response(
