@@ -16,7 +16,6 @@ LONGER = {
     "crawler/service.py",
     "crawler/pipeline/frontier_store.py",
     "crawler/net/urls.py",
-    "crawler/web/openapi.py",
     "storage/repository.py",
     "storage/writes.py",
 }
