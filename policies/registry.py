@@ -23,6 +23,7 @@ from policies.ephemeral import REVISIT_PRIORITIES
 from policies.fetcher_pool import DynamicPool, FixedPool, LatencyPool, StaticPool
 from policies.frontier import BestFirst, BreadthFirst, PriorityFrontier
 from policies.qlearning import QLearningFrontier
+from policies.qlearning_settings import QLearningSettings
 from policies.traversals import make_orderer
 
 Kind = Literal["frontier", "pool", "revisit", "traversal"]
@@ -98,13 +99,18 @@ def make_pool_policy(name: str, **settings: Any) -> FixedPool:
     return pool
 
 
+def _qlearning_frontier(**settings: Any) -> QLearningFrontier:
+    """The Q-learning frontier of these `QLearningSettings` fields."""
+    return QLearningFrontier(QLearningSettings(**settings))
+
+
 for _frontier in (BestFirst, BreadthFirst):
     register_frontier_policy(_frontier.name, _frontier)
 register(
     PolicySpec(
         kind="frontier",
         name=QLearningFrontier.name,
-        factory=QLearningFrontier,
+        factory=_qlearning_frontier,
         summary="Q-learning over link contexts (O'Meara & Patel, eq. 10)",
         learns=True,
         refill_order=QLearningFrontier.refill_order,

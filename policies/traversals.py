@@ -25,7 +25,7 @@ import numpy as np
 
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, Row, link_tokens
-from policies.qlearning import DiscovererTable, LearningSettings
+from policies.q_table import DiscovererTable, LearningSettings
 from policies.quality import schedule_performance, upper_bound
 
 TRAVERSAL_POLICIES = ("qlearning", "best-first", "bfs", "random")

@@ -53,7 +53,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def _experiment(args: argparse.Namespace) -> int:
     from crawler.reporting.ground_truth import read_graph
-    from policies.qlearning import LearningSettings
+    from policies.q_table import LearningSettings
     from policies.traversals import run_traversals
     from testbed.graph import web_graph
     from testbed.web import WebSpec

@@ -19,13 +19,9 @@ from policies.frontier import HEADS_SLACK, PriorityFrontier
 from policies.link_families import LinkFamilies
 from policies.link_graph import LinkGraph
 from policies.link_model import LinkContextModel, Row, link_tokens, sgd_steps
-from policies.qlearning import (
-    DiscovererTable,
-    LearningSettings,
-    QLearningFrontier,
-    first_fetch_reward,
-    refetch_reward,
-)
+from policies.q_table import DiscovererTable, LearningSettings, first_fetch_reward, refetch_reward
+from policies.qlearning import QLearningFrontier
+from policies.qlearning_settings import QLearningSettings
 from policies.quality import schedule_performance, upper_bound
 from policies.site_values import SectionSkill, SiteValues, section_of
 from policies.traversals import run_traversals
@@ -339,7 +335,7 @@ def test_a_state_saved_as_json_before_the_npz_is_read_the_same() -> None:
                 "errors": model["errors"].tolist(),
                 "updates": int(model["updates"][0]),
             },
-            "subsidy": frontier.subsidy,
+            "subsidy": frontier.subsidy_,
             "hosts": frontier.host_values.get_state(),
             "sections": frontier.section_values.get_state(),
         }
@@ -351,7 +347,7 @@ def test_a_state_saved_as_json_before_the_npz_is_read_the_same() -> None:
         np.testing.assert_array_equal(restored.model.counts_, frontier.model.counts_)
         np.testing.assert_array_equal(restored.model.calibration_, frontier.model.calibration_)
         assert restored.model.updates_ == frontier.model.updates_
-        assert restored.subsidy == frontier.subsidy
+        assert restored.subsidy_ == frontier.subsidy_
         assert restored.host_values.get_state() == frontier.host_values.get_state()
         assert restored.section_values.get_state() == frontier.section_values.get_state()
     with pytest.raises(ValueError, match="unreadable"):
@@ -415,7 +411,7 @@ def test_untrained_the_live_frontier_orders_links_exactly_as_best_first() -> Non
     assert learned.model.skill() == 0.0
     assert learned.model.refits_ > refits
     assert learned.section_skill.pages == linked > 100
-    assert learned.section_weight == 0.0
+    assert learned.section_weight_ == 0.0
 
 
 def exploring() -> ExplorationBudget:
@@ -566,11 +562,11 @@ def test_a_section_whose_first_links_promise_nothing_is_tried_once_sections_tell
         # the sections predicted the pages better than their links (the skill is 0.53
         # after the 100 pages): their values weigh that much, and after a try the API
         # section's optimism and its links' lead are below the untried section's optimism
-        assert learned.section_weight > 0.3
+        assert learned.section_weight_ > 0.3
         assert order.index("a/dev") <= 2
         assert learned.section_values.tries("a/api") == 50
     else:  # a page's link told as much as its section: best-first's order
-        assert learned.section_weight == 0.0
+        assert learned.section_weight_ == 0.0
         assert order.index("a/dev") == 50
 
 
@@ -584,7 +580,7 @@ def test_a_restored_state_ranks_the_queued_sections_by_their_restored_values() -
     frontier.push(candidate(1, 0.2, section="api/"))
     frontier.push(candidate(2, 0.1, section="dev/"))
     frontier.set_state(taught.get_state())  # a resumed crawl, its queue read back first
-    assert frontier.section_weight == taught.section_skill.value() > 0.0
+    assert frontier.section_weight_ == taught.section_skill.value() > 0.0
     assert frontier.pop(lambda host: True).url_id == 2
 
 
@@ -598,7 +594,7 @@ def test_among_equal_links_the_host_whose_pages_were_relevant_goes_first() -> No
     # what the pages earned counts by their section, weighed by the sections' skill
     # (their means tell the pages apart, the links' scores do not); a host brings its
     # optimism alone
-    assert frontier.section_weight > 0.0
+    assert frontier.section_weight_ > 0.0
     assert frontier.section_index("rich/") > frontier.section_index("poor/")
     assert frontier.host_bonus("rich") == frontier.host_bonus("poor")
     assert frontier.pop(lambda host: True).host == "rich"
@@ -691,7 +687,7 @@ def test_links_pushed_together_rank_and_are_held_as_pushed_one_by_one() -> None:
     assert together.described == one_by_one.described == len(read_back) - 1
     for link in read_back[:-1]:
         np.testing.assert_array_equal(
-            together._features.get(link.url_id), one_by_one._features.get(link.url_id)
+            together.links.get(link.url_id), one_by_one.links.get(link.url_id)
         )
     orders = [
         [taken.url_id for taken in iter(lambda f=f: f.pop(lambda host: True), None)]
@@ -744,7 +740,7 @@ def test_the_heaps_of_hosts_and_sections_keep_no_more_than_a_few_stale_entries()
 
 class CountingReranks(QLearningFrontier):
     def __init__(self, **settings: Any) -> None:
-        super().__init__(**settings)
+        super().__init__(QLearningSettings(**settings))
         self.reranked: list[str] = []
         self.slices: list[int] = []
         self.done: list[bool] = []
@@ -818,7 +814,7 @@ def tried_hosts_frontier(
 ) -> QLearningFrontier:
     """Hosts each tried `tries` times (`patient_after` is 3), their pages earning these
     rewards; then a URL of the first host ranked far above five of the second's."""
-    frontier = QLearningFrontier(patient_after=3, budget=budget)
+    frontier = QLearningFrontier(QLearningSettings(patient_after=3), budget=budget)
     url_id = 100
     for host, reward in rewards.items():
         for _ in range(tries):
@@ -969,29 +965,37 @@ def test_a_relevant_page_raises_the_links_found_beside_it() -> None:
     # the hub's other links rise to gamma times the share of a link's estimate the page's
     # relevance gives: 0.5 * 0.3 * 0.3 = 0.045, above the links found after (0.04, 0.03)
     assert crawl_a_hub(BestFirst(), 0.3) == [5, 6, 3, 4]
-    raising = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=1)
+    raising = QLearningFrontier(
+        QLearningSettings(relative_levels=1), budget=ExplorationBudget(warmup=0)
+    )
     assert crawl_a_hub(raising, 0.3) == [3, 4, 5, 6]
     # the crawl's threshold tells what is relevant; the default raises, at 0 nothing is
     higher = QLearningFrontier(
-        budget=ExplorationBudget(warmup=0), relative_levels=1, relevant_at=0.35
+        QLearningSettings(relative_levels=1, relevant_at=0.35), budget=ExplorationBudget(warmup=0)
     )
     assert crawl_a_hub(higher, 0.3) == [5, 6, 3, 4]
     default = QLearningFrontier(budget=ExplorationBudget(warmup=0))
     assert crawl_a_hub(default, 0.3) == [3, 4, 5, 6]
-    unraised = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=0)
+    unraised = QLearningFrontier(
+        QLearningSettings(relative_levels=0), budget=ExplorationBudget(warmup=0)
+    )
     assert crawl_a_hub(unraised, 0.3) == [5, 6, 3, 4]
-    assert len(unraised.families) == 0
+    assert len(unraised.relatives.families) == 0
 
 
 def test_the_warmups_relevant_pages_raise_their_relatives_once_it_ends() -> None:
     # the hub's page, the relevant one and the next (5) are the warmup's: best-first's
     # order; once it ends the held-back raise puts the hub's other links before 6
-    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=3), relative_levels=1)
+    frontier = QLearningFrontier(
+        QLearningSettings(relative_levels=1), budget=ExplorationBudget(warmup=3)
+    )
     assert crawl_a_hub(frontier, 0.3) == [5, 3, 4, 6]
 
 
 def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> None:
-    frontier = QLearningFrontier(budget=ExplorationBudget(warmup=0), relative_levels=2)
+    frontier = QLearningFrontier(
+        QLearningSettings(relative_levels=2), budget=ExplorationBudget(warmup=0)
+    )
     hub = candidate(1, 0.0, depth=0)
     frontier.push(hub)
     assert popped_id(frontier) == 1
@@ -1004,17 +1008,19 @@ def test_a_relevant_page_raises_the_links_its_discoverer_was_found_with() -> Non
     # its sibling rises to 0.5 * 0.3 * 0.8 = 0.12, the hub's other section to 0.06
     order = [popped_id(frontier) for _ in range(3)]
     assert order == [5, 3, 6]
-    assert len(frontier.families) == 4
+    assert len(frontier.relatives.families) == 4
 
 
 def raise_a_family(lowered_after: int | None, kept_by_relevance: bool = True) -> QLearningFrontier:
     """A hub reveals 2 and five links that look worse (3 to 7, at 0.01) than one found
     elsewhere (20, at 0.04); 2's page is relevant and raises them to 0.045."""
     frontier = QLearningFrontier(
+        QLearningSettings(
+            relative_levels=1,
+            relatives_lowered_after=lowered_after,
+            relatives_kept_by_relevance=kept_by_relevance,
+        ),
         budget=ExplorationBudget(warmup=0),
-        relative_levels=1,
-        relatives_lowered_after=lowered_after,
-        relatives_kept_by_relevance=kept_by_relevance,
     )
     hub = candidate(1, 0.0, depth=0)
     frontier.push(hub)
@@ -1076,9 +1082,8 @@ def test_only_the_raises_of_families_still_held_are_kept_for_lowering() -> None:
     # families of two links, four links held: fifty raised families leave at most
     # twice as many raises as links held, the newest family's among them
     frontier = QLearningFrontier(
+        QLearningSettings(relative_levels=1, relatives_lowered_after=5),
         budget=ExplorationBudget(warmup=0),
-        relative_levels=1,
-        relatives_lowered_after=5,
         families=LinkFamilies(capacity=4),
     )
     for page in range(1000, 1050):
@@ -1086,15 +1091,15 @@ def test_only_the_raises_of_families_still_held_are_kept_for_lowering() -> None:
         frontier.on_fetched(candidate(page, 0.0), 0.0, links)
         frontier.push_many(links)
         frontier.on_fetched(links[0], 0.3, [])
-    assert len(frontier._raised) <= 8
-    assert 2 * 1049 + 1 in frontier._raised
-    assert len(frontier._misses) <= 4
+    assert len(frontier.relatives.raised_) <= 8
+    assert 2 * 1049 + 1 in frontier.relatives.raised_
+    assert len(frontier.relatives.misses_) <= 4
 
 
 def test_the_raises_settings_out_of_range_are_named() -> None:
     with pytest.raises(ValueError, match="relative_levels is 0 or more, not -1"):
-        QLearningFrontier(relative_levels=-1)
+        QLearningSettings(relative_levels=-1)
     with pytest.raises(ValueError, match="relatives_lowered_after is 1 or more, or None, not 0"):
-        QLearningFrontier(relatives_lowered_after=0)
+        QLearningSettings(relatives_lowered_after=0)
     with pytest.raises(ValueError, match="relevant_at is between 0 and 1, not 2"):
-        QLearningFrontier(relevant_at=2)
+        QLearningSettings(relevant_at=2)

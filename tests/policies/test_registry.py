@@ -11,7 +11,7 @@ from crawler.config import REVISIT_POLICIES, CrawlConfig
 from policies import registry
 from policies.ephemeral import plan_revisits
 from policies.link_graph import LinkGraph
-from policies.qlearning import LearningSettings
+from policies.q_table import LearningSettings
 from policies.traversals import run_traversals
 
 
