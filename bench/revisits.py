@@ -35,7 +35,7 @@ from prometheus_client import CollectorRegistry
 
 import storage
 from crawler.config import CrawlConfig
-from crawler.engine.revisits import RevisitSettings, learned_rates
+from crawler.engine.revisits import learned_rates
 from crawler.service import run_crawl
 from policies.ephemeral import Source, simulate
 from testbed.server import Testbed
@@ -91,10 +91,9 @@ async def run(
                     f"{bed.source_url(i)}={math.log(2) / spec.mu}" for i, spec in enumerate(specs)
                 ),
             )
-            settings = RevisitSettings(policy=policy, period=period)
             truth = {url: spec.arrival_rate for url, spec in zip(source_urls, specs, strict=True)}
             errors: dict[int, list[float]] = {n: [] for n in CHECKPOINTS}
-            watch = asyncio.create_task(watch_rates(db, settings, truth, errors))
+            watch = asyncio.create_task(watch_rates(db, period, truth, errors))
             try:
                 await run_crawl(config, registry=CollectorRegistry(), handle_signals=False)
             finally:
@@ -103,7 +102,7 @@ async def run(
                     await watch
             records = await load_sources(db)
             learned = {s.url: s for s in records}
-            rates = learned_rates(settings, records)
+            rates = learned_rates(records, period=period)
         at_listing, lags = listing_worth(bed, specs)
         result = RunResult(
             collected=bed.sources.collected() / periods,
@@ -156,18 +155,18 @@ async def load_sources(db: str) -> list[storage.SourceRecord]:
 
 
 async def watch_rates(
-    db: str, settings: RevisitSettings, truth: dict[str, float], errors: dict[int, list[float]]
+    db: str, period: float, truth: dict[str, float], errors: dict[int, list[float]]
 ) -> None:
     """Read the crawler's sources as it saves them and note the relative error of the rate
     it plans with for each source when its re-visits reach a checkpoint."""
     noted: set[tuple[str, int]] = set()
     while True:
-        await asyncio.sleep(settings.period / 10)  # a source is re-visited once a period at most
+        await asyncio.sleep(period / 10)  # a source is re-visited once a period at most
         try:
             records = await load_sources(db)
         except sqlalchemy.exc.OperationalError:  # the crawl has not made its tables yet
             continue
-        rates = learned_rates(settings, records)
+        rates = learned_rates(records, period=period)
         for record in records:
             key = (record.url, record.visits)
             if record.url in truth and record.visits in errors and key not in noted:

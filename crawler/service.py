@@ -21,7 +21,7 @@ from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
 from crawler.engine.feedback import OnStored
 from crawler.engine.leases import HostLeases, default_daemon_id
 from crawler.engine.pool_control import PoolControl
-from crawler.engine.revisits import Revisits, RevisitSettings
+from crawler.engine.revisits import Revisits
 from crawler.memory import collect_cycles_in_bulk, return_large_blocks
 from crawler.net.admission import Admission
 from crawler.net.fetched_urls import FetchedUrls
@@ -153,16 +153,8 @@ async def run_crawl(
             retry=retry,
         )
         revisits = Revisits(
-            RevisitSettings(
-                policy=config.revisit,
-                period=config.revisit_period,
-                budget=config.revisit_budget,
-                interest_half_life=config.interest_half_life,
-                half_lives=config.half_lives(),
-                min_links=config.source_min_links,
-                max_sources=config.max_sources,
-                prior_worth=max(config.relevance_threshold, 0.01),
-            ),
+            config.revisits,
+            relevance_threshold=config.relevance_threshold,
             seeds=[str(seed) for seed in seeds],
             cost_of=functools.partial(_revisit_cost, politeness),
         )

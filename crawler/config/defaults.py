@@ -7,7 +7,7 @@ from crawler.net.urls import TRACKING_PARAMETERS
 from policies.relevance import DEFAULT_FEEDBACK_WEIGHT
 
 DB = "sqlite+aiosqlite:///crawl.db"
-LOG_FORMAT = "text"  # or "json" (crawler.config.checks.LOG_FORMATS)
+LOG_FORMAT = "text"  # or "json" (crawler.config.sections.LOG_FORMATS)
 DB_OUTAGE_SECONDS = 60.0  # a database restart or fail-over the crawl waits out
 POLICY = "best-first"
 RELEVANCE_THRESHOLD = 0.1  # cosine at which a page counts as relevant (short topics score low)

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
-from crawler.config.settings import SECTIONS, CrawlConfig, section_of, setting_names
+from crawler.config.declaring import SECTIONS
+from crawler.config.settings import CrawlConfig, section_of, setting_names
 from crawler.errors import ConfigError
 
 ENV_PREFIX = "CRAWLER_"

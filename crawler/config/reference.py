@@ -9,7 +9,8 @@ import dataclasses
 import typing
 from typing import Any, get_args, get_origin
 
-from crawler.config.settings import SECTIONS, CrawlConfig
+from crawler.config.declaring import SECTIONS
+from crawler.config.settings import CrawlConfig
 
 TABLE_START = "<!-- settings table: made by `python -m crawler.config.reference` -->"
 TABLE_END = "<!-- end of the settings table -->"

@@ -1,70 +1,23 @@
-"""The settings of a crawl, in sections: each field declared once, with its default
+"""The settings of a crawl: each declared once, with its default
 (`crawler.config.defaults`), its section and its help. The flags of `crawler run`, the
 TOML file's tables and the settings reference (docs/configuration.md) are made from these
-declarations (`crawler.config.reference`). A bad setting fails at start with a message
-that names it.
-
-    crawl       seeds, topic, database, frontier policy, scope, what counts as relevant
-    limits      when the crawl stops and how much it holds in memory
-    fetch       the requests: User-Agent, timeouts, sizes, the networks allowed
-    politeness  each host's delay, concurrency, back-off and robots.txt
-    pool        the fetcher pool's policy and the processor queue's behaviour when full
-    revisits    re-visiting sources of new content
-    metrics     the /metrics and /healthz server, the progress lines, the logs' format
-    api         the HTTP API and web page on the metrics server (docs/api.md)
-    warc        WARC files of every answer
-    cluster     a crawl shared by several daemons on PostgreSQL (docs/cluster.md)
+declarations (`crawler.config.reference`). Each section is a type of its own
+(`crawler.config.sections`: what each holds, and its checks), which `CrawlConfig` gives
+as an attribute (`config.limits`, `config.politeness`, ...; the warc section's is
+`warc_files`, as `warc` is its directory), built once. A bad setting fails at start with
+a message that names it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from dataclasses import dataclass
-from typing import Any
 
-from crawler.config import defaults
-from crawler.config.checks import REVISIT_POLICIES, check, require
+from crawler.config import defaults, sections
+from crawler.config.declaring import Section, sections_of, setting
+from crawler.config.sections import REVISIT_POLICIES, require
 from policies.registry import names
-
-SECTIONS = (
-    "crawl",
-    "limits",
-    "fetch",
-    "politeness",
-    "pool",
-    "revisits",
-    "metrics",
-    "api",
-    "warc",
-    "cluster",
-)
-
-
-def setting(
-    default: Any,
-    section: str,
-    help: str,
-    *,
-    flag: bool = True,
-    metavar: str | None = None,
-    flag_name: str | None = None,
-    secret: bool = False,
-) -> Any:
-    """A setting's declaration: its default, its section, its help; `flag`: whether
-    `crawler run` has a flag for it (seeds and topics have flags of their own);
-    `flag_name`: the flag's name, when not the setting's (a list's item: `--include-url`);
-    `secret`: kept out of the settings' repr, which logs and errors may show."""
-    assert section in SECTIONS, section
-    metadata = {
-        "section": section,
-        "help": help,
-        "flag": flag,
-        "metavar": metavar,
-        "flag_name": flag_name,
-    }
-    return dataclasses.field(default=default, metadata=metadata, repr=not secret)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -385,25 +338,25 @@ class CrawlConfig:
         "how long a daemon's lease of a host lasts; a killed daemon's hosts wait this long",
     )
 
-    def __post_init__(self) -> None:
-        check(self)
+    # each section as a type, built once and validated (crawler.config.sections)
+    crawl = Section(sections.Crawl)
+    limits = Section(sections.Limits)
+    fetch = Section(sections.Fetch)
+    politeness = Section(sections.Politeness)
+    pool = Section(sections.Pool)
+    revisits = Section(sections.Revisits)
+    metrics = Section(sections.Metrics)
+    api = Section(sections.Api)
+    warc_files = Section(sections.Warc)
+    cluster = Section(sections.Cluster)
 
-    def half_lives(self) -> tuple[tuple[str, float], ...]:
-        """`source_half_lives` as (prefix, seconds) pairs."""
-        pairs = []
-        for entry in self.source_half_lives:
-            prefix, _, seconds = entry.rpartition("=")
-            try:
-                value = float(seconds)
-            except ValueError:
-                value = math.nan
-            require(
-                bool(prefix) and math.isfinite(value) and value > 0,
-                "source_half_lives",
-                f"entries are URL_PREFIX=SECONDS with SECONDS > 0 (got {entry!r})",
-            )
-            pairs.append((prefix, value))
-        return tuple(pairs)
+    def __post_init__(self) -> None:
+        sections_of(self)  # each checks its own values
+        require(
+            self.processors is None or 1 <= self.processors <= self.buffer,
+            "processors",
+            f"must be between 1 and buffer ({self.buffer}): each works on a page of the queue",
+        )
 
     def processor_count(self) -> int:
         """The processor's servers: `processors`, or one per usable core."""
@@ -413,8 +366,7 @@ class CrawlConfig:
 
     def check_runnable(self) -> None:
         """What `crawler run` needs beyond valid values."""
-        require(bool(self.seeds), "seeds", "give at least one seed URL (--seed or --seeds-file)")
-        require(bool(self.topic.strip()), "topic", "give a topic (--topic or --topic-file)")
+        self.crawl.check_runnable()
 
 
 def usable_cores() -> int:

@@ -35,7 +35,7 @@ from crawler.engine.host_wakeups import HostWakeups
 from crawler.engine.leases import HostLeases
 from crawler.engine.parts import EngineParts
 from crawler.engine.pool_control import PoolControl
-from crawler.engine.revisits import Revisits, RevisitSettings
+from crawler.engine.revisits import Revisits
 from crawler.engine.summary import CrawlSummary
 from crawler.engine.writer_hold import WriterHold, write_hold
 from crawler.net.host_memory import HostMemory
@@ -85,7 +85,7 @@ class Engine:
         metrics: CrawlerMetrics,
         limits: EngineLimits,
         pool: PoolControl,
-        revisits: Revisits | None = None,
+        revisits: Revisits,
         archive: WarcArchive | None = None,
         analysis: AnalysisPool | None = None,
         leases: HostLeases | None = None,
@@ -112,7 +112,7 @@ class Engine:
         self.metrics = metrics
         self.limits = limits
         self.pool = pool
-        self.revisits = revisits or Revisits(RevisitSettings(), seeds=())
+        self.revisits = revisits
         self.clock = clock
         self.summary = CrawlSummary()
         self.archive = archive
@@ -389,9 +389,9 @@ class Engine:
         settings = self.revisits.settings
         if not settings.enabled:
             return
-        self.metrics.revisit_budget.set(settings.budget)
+        self.metrics.revisit_budget.set(settings.revisit_budget)
         while True:
-            await asyncio.sleep(settings.period)
+            await asyncio.sleep(settings.revisit_period)
             planned = self.revisits.plan()
             for candidate in planned:
                 self.frontier.push(candidate)

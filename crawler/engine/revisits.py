@@ -4,12 +4,12 @@ re-visits find, and choosing which to re-visit each period.
 Avrachenkov & Borkar's model, live: a source i publishes new items (links) at rate
 Lambda_i, each worth xi_i (the relevance of the items once fetched), whose interest
 decays at the topic's rate mu (`interest_half_life`, or a half-life set for the URLs
-under a prefix, `half_lives`). Every `period` seconds the
-sources of highest priority are re-visited while their costs fit `budget`; a source
+under a prefix, `source_half_lives`). Every `revisit_period` seconds the sources of
+highest priority are re-visited while their costs fit `revisit_budget`; a source
 costs one fetch, more on a host whose delay is longer than the crawl's. Their new links
 enter the frontier and are fetched as discovery, which shares the same fetchers.
 
-A page becomes a source when it is a seed or links to at least `min_links` pages in
+A page becomes a source when it is a seed or links to at least `source_min_links` pages in
 scope. Its first fetch starts the clock; each re-visit (a conditional GET) adds the new
 URLs it revealed and the time since the visit before, from which Lambda_i is estimated
 (a Poisson rate with a prior); whether the page changed is counted too, for a change-rate
@@ -19,7 +19,6 @@ estimate (Cho & Garcia-Molina) that `crawler status` shows beside it.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -27,56 +26,17 @@ from dataclasses import dataclass
 import numpy as np
 
 import storage
-from crawler.config import defaults
+from crawler.config import sections
 from crawler.pipeline.writer import Committed, PageSignature
 from policies import Candidate
 from policies.ephemeral import plan_revisits
-from policies.registry import names
 from policies.source_rates import mean_worths, poisson_rates
 
 PRIOR_WEIGHT = 1.0  # in items: the worth prior is as strong as one scored item
+PRIOR_RATE = 1.0  # new items a period expected of a source not yet re-visited
+MIN_PRIOR_WORTH = 0.01  # the worth expected of a source's items, however low the threshold
 MAX_ITEMS_TRACKED = 100_000  # new items whose worth is still to be learned
 REVISIT_SCORE = 1.0  # a re-visit's link score: the most relevant-looking
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RevisitSettings:
-    policy: str = defaults.REVISIT  # a registered re-visit policy, or off
-    period: float = defaults.REVISIT_PERIOD
-    budget: float = defaults.REVISIT_BUDGET
-    interest_half_life: float = defaults.INTEREST_HALF_LIFE
-    half_lives: tuple[tuple[str, float], ...] = ()  # (URL prefix, seconds): the longest wins
-    min_links: int = defaults.SOURCE_MIN_LINKS
-    max_sources: int = defaults.MAX_SOURCES
-    prior_rate: float = 1.0  # new items a period expected of a source not yet re-visited
-    prior_worth: float = 0.1  # relevance expected of a source's items before any is scored
-
-    def __post_init__(self) -> None:
-        known = (*names("revisit"), "off")
-        if self.policy not in known:
-            raise ValueError(f"revisit must be one of {', '.join(known)}, got {self.policy!r}")
-        for name in ("period", "budget", "interest_half_life", "prior_rate", "prior_worth"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive number, got {value}")
-        for prefix, seconds in self.half_lives:
-            if not (math.isfinite(seconds) and seconds > 0):
-                raise ValueError(f"the half-life of {prefix!r} must be positive, got {seconds}")
-        if self.min_links < 1 or self.max_sources < 1:
-            raise ValueError("min_links and max_sources must be at least 1")
-
-    @property
-    def enabled(self) -> bool:
-        return self.policy != "off"
-
-    def decay_per_period(self, url: str) -> float:
-        """mu of the source at `url`, per period."""
-        half_life = self.interest_half_life
-        matched = -1
-        for prefix, seconds in self.half_lives:
-            if url.startswith(prefix) and len(prefix) > matched:
-                half_life, matched = seconds, len(prefix)
-        return math.log(2.0) / half_life * self.period
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,13 +50,16 @@ class RevisitResult:
 class Revisits:
     def __init__(
         self,
-        settings: RevisitSettings,
+        settings: sections.Revisits,
         *,
+        relevance_threshold: float,
         seeds: Iterable[str],
         cost_of: Callable[[str], float] = lambda host: 1.0,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
+        # a source's items are expected to be as relevant as a relevant page, until scored
+        self.prior_worth = max(relevance_threshold, MIN_PRIOR_WORTH)
         self.seeds = set(seeds)
         self.cost_of = cost_of  # a host's re-visit cost
         self.wall_clock = wall_clock
@@ -147,7 +110,10 @@ class Revisits:
             and record is not None
             and record.error is None
             and record.final_url in (None, candidate.url)  # a redirect's target is its own
-            and (candidate.url in self.seeds or write.links_in_scope >= self.settings.min_links)
+            and (
+                candidate.url in self.seeds
+                or write.links_in_scope >= self.settings.source_min_links
+            )
         ):
             self.sources[candidate.url_id] = _with_signature(
                 storage.SourceRecord(
@@ -212,15 +178,16 @@ class Revisits:
         if not ready:
             return []
         totals = _totals(ready)
-        rates, worths = _estimate(settings, totals, _totals(list(self.sources.values())))
+        everything = _totals(list(self.sources.values()))
+        period = settings.revisit_period
         chosen = plan_revisits(
-            settings.policy,
-            arrival_rate=rates * settings.period,
-            xi=worths,
+            settings.revisit,
+            arrival_rate=_rates(totals, everything, period) * period,
+            xi=_worths(totals, everything, self.prior_worth),
             mu=np.array([self._decay(s) for s in ready]),
             cost=np.array([self.cost_of(s.host) for s in ready]),
-            since_visit=np.maximum(self.wall_clock() - totals["last_visit"], 0.0) / settings.period,
-            budget=settings.budget,
+            since_visit=np.maximum(self.wall_clock() - totals["last_visit"], 0.0) / period,
+            budget=settings.revisit_budget,
         )
         planned = []
         for index in chosen:
@@ -245,51 +212,54 @@ class Revisits:
         return decay
 
 
-def _estimate(
-    settings: RevisitSettings,
-    totals: dict[str, np.ndarray],
-    everything: dict[str, np.ndarray],
-) -> tuple[np.ndarray, np.ndarray]:
-    """Arrival rates (items a second) and mean worths of the items of the sources whose
-    `totals` are given, among `everything` the crawl knows.
+def _rates(
+    totals: dict[str, np.ndarray], everything: dict[str, np.ndarray], period: float
+) -> np.ndarray:
+    """Arrival rates (items a second) of the sources whose `totals` are given, among
+    `everything` the crawl knows.
 
     The prior of each is what all sources together have shown (empirical Bayes), so
     a source not yet re-visited looks like the average one and gets its turn.
     """
-    pooled_rate = poisson_rates(
+    pooled = poisson_rates(
         everything["items"].sum(),
         everything["exposure"].sum(),
-        prior_rate=settings.prior_rate / settings.period,
-        prior_weight=settings.period,
+        prior_rate=PRIOR_RATE / period,
+        prior_weight=period,
     )
-    pooled_worth = mean_worths(
-        everything["worth_total"].sum(),
-        everything["worth_items"].sum(),
-        prior_mean=settings.prior_worth,
-        prior_weight=PRIOR_WEIGHT,
-    )
-    rates = poisson_rates(
+    return poisson_rates(
         totals["items"],
         totals["exposure"],
-        prior_rate=float(pooled_rate),
-        prior_weight=settings.period,  # one period's worth of exposure
+        prior_rate=float(pooled),
+        prior_weight=period,  # one period's worth of exposure
     )
-    worths = mean_worths(
-        totals["worth_total"],
-        totals["worth_items"],
-        prior_mean=float(pooled_worth),
+
+
+def _worths(
+    totals: dict[str, np.ndarray], everything: dict[str, np.ndarray], prior_worth: float
+) -> np.ndarray:
+    """Mean worths of the items of the sources whose `totals` are given, with the
+    pooled prior of `_rates`."""
+    pooled = mean_worths(
+        everything["worth_total"].sum(),
+        everything["worth_items"].sum(),
+        prior_mean=prior_worth,
         prior_weight=PRIOR_WEIGHT,
     )
-    return rates, worths
+    return mean_worths(
+        totals["worth_total"],
+        totals["worth_items"],
+        prior_mean=float(pooled),
+        prior_weight=PRIOR_WEIGHT,
+    )
 
 
-def learned_rates(
-    settings: RevisitSettings, sources: Sequence[storage.SourceRecord]
-) -> dict[str, float]:
+def learned_rates(sources: Sequence[storage.SourceRecord], *, period: float) -> dict[str, float]:
     """The arrival rate (items a second) the crawler plans with for each of a crawl's
-    `sources` (all of them, as `storage.load_sources` returns them), by URL."""
+    `sources` (all of them, as `storage.load_sources` returns them), by URL, re-visited
+    every `period` seconds."""
     totals = _totals(list(sources))
-    rates, _ = _estimate(settings, totals, totals)
+    rates = _rates(totals, totals, period)
     return {source.url: float(rate) for source, rate in zip(sources, rates, strict=True)}
 
 

@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry
 
 from crawler.cli import main
 from crawler.config import ConfigError, build_config
-from crawler.engine.revisits import RevisitSettings, learned_rates
+from crawler.engine.revisits import learned_rates
 from crawler.reporting.collection import format_status, status, top_sources
 from testbed.server import Testbed
 from testbed.sources import EphemeralSource
@@ -147,7 +147,7 @@ async def test_learned_arrival_rates_approach_the_true_ones(db_url: str) -> None
         }
         arrivals = {i: bed.sources.arrival_times(i) for i in range(len(specs))}
     records = list((await load_sources(db_url)).values())
-    rates = learned_rates(RevisitSettings(policy="round-robin", period=PERIOD), records)
+    rates = learned_rates(records, period=PERIOD)
     for i, spec in enumerate(specs):
         source = next(r for r in records if r.url == bed.source_url(i))
         assert source.visits >= 5
@@ -216,14 +216,14 @@ def test_bad_revisit_settings_are_named(values: dict[str, object], message: str)
 def test_a_source_decays_at_the_half_life_of_its_longest_prefix() -> None:
     config = build_config(
         flag_values={
+            "revisit": "whittle",
+            "revisit_period": 5.0,
             "interest_half_life": 100.0,
             "source_half_lives": ["http://a.test/=10", "http://a.test/news/=2.5"],
         },
         environ={},
     )
-    settings = RevisitSettings(
-        policy="whittle", period=5.0, interest_half_life=100.0, half_lives=config.half_lives()
-    )
+    settings = config.revisits
     per_second = math.log(2.0) * 5.0
     assert settings.decay_per_period("http://a.test/news/1") == pytest.approx(per_second / 2.5)
     assert settings.decay_per_period("http://a.test/about") == pytest.approx(per_second / 10)

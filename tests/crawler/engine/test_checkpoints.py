@@ -14,11 +14,12 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
+from crawler.config import CrawlConfig
 from crawler.engine import checkpoints
 from crawler.engine.checkpoints import SCORER_STATE, Checkpoints
 from crawler.engine.labels import LabelWatch
 from crawler.engine.pool_control import PoolControl
-from crawler.engine.revisits import Revisits, RevisitSettings
+from crawler.engine.revisits import Revisits
 from crawler.net.admission import Admission
 from crawler.net.politeness import Feedback
 from crawler.pipeline.frontier_store import BoundedFrontier
@@ -59,7 +60,9 @@ class Runs:
             hosts=hosts,
             politeness=hosts.politeness,
             admission=admission,
-            revisits=Revisits(RevisitSettings(policy="whittle"), seeds=()),
+            revisits=Revisits(
+                CrawlConfig(revisit="whittle").revisits, relevance_threshold=0.1, seeds=()
+            ),
             scorer=learning,
             labels=LabelWatch(
                 db=self.db, scorer=learning, relevance_threshold=0.1, metrics=self.metrics

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from crawler.config import CrawlConfig
 from crawler.engine.feedback import CommitFeedback
-from crawler.engine.revisits import Revisits, RevisitSettings
+from crawler.engine.revisits import Revisits
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.scope import Scope
 from crawler.net.visit import Visit
@@ -81,7 +82,9 @@ class Crawl:
 def crawl(db: AsyncEngine, metrics: CrawlerMetrics, *, revisit: str = "off") -> Crawl:
     policy, fetched = Told(), FetchedUrls(db)
     frontier = BoundedFrontier(policy, capacity=100)
-    revisits = Revisits(RevisitSettings(policy=revisit), seeds=[f"{SITE}/"])
+    revisits = Revisits(
+        CrawlConfig(revisit=revisit).revisits, relevance_threshold=0.1, seeds=[f"{SITE}/"]
+    )
     feedback = CommitFeedback(
         frontier=frontier, fetched=fetched, revisits=revisits, metrics=metrics, wake=asyncio.Event()
     )

@@ -8,8 +8,9 @@ import asyncio
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from crawler.config import CrawlConfig
 from crawler.engine.feedback import CommitFeedback
-from crawler.engine.revisits import Revisits, RevisitSettings
+from crawler.engine.revisits import Revisits
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.scope import Scope
 from crawler.pipeline.frontier_store import BoundedFrontier
@@ -40,7 +41,7 @@ async def test_a_near_duplicate_is_stored_with_its_relevance_and_teaches_the_fro
     feedback = CommitFeedback(
         frontier=frontier,
         fetched=fetched,
-        revisits=Revisits(RevisitSettings(policy="off"), seeds=[]),
+        revisits=Revisits(CrawlConfig(revisit="off").revisits, relevance_threshold=0.1, seeds=[]),
         metrics=metrics,
         wake=asyncio.Event(),
     )
