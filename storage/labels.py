@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from storage.dialects import conflict_insert
 from storage.models import CrawlMeta, LabelRow, PageText, UrlRow
-from storage.writes import _insert
 
 # The crawl's threshold when its database records none: the crawler's default
 DEFAULT_RELEVANCE_THRESHOLD = 0.1
@@ -52,7 +52,7 @@ async def save_label(engine: AsyncEngine, url_id: int, relevant: bool) -> bool:
         stored = await connection.scalar(select(PageText.url_id).where(PageText.url_id == url_id))
         if stored is None:
             return False
-        statement = _insert(connection, LabelRow).values(
+        statement = conflict_insert(connection, LabelRow).values(
             url_id=url_id, relevant=bool(relevant), labelled_at=time.time()
         )
         statement = statement.on_conflict_do_update(

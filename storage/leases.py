@@ -21,9 +21,9 @@ from typing import Any
 from sqlalchemy import Float, String, exists, func, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from storage.dialects import conflict_insert
 from storage.models import URL_QUEUED, DaemonRow, HostLease, UrlRow
 from storage.records import DaemonRecord
-from storage.writes import _insert
 
 
 def _has_queued(host_column: Any) -> Any:
@@ -40,7 +40,7 @@ async def register_hosts(connection: AsyncConnection) -> int:
         .distinct()
     )
     inserted = await connection.execute(
-        _insert(connection, HostLease)
+        conflict_insert(connection, HostLease)
         .from_select(["host", "owner", "expires_at"], fresh)
         .on_conflict_do_nothing(index_elements=["host"])
         .returning(HostLease.host)
@@ -135,7 +135,7 @@ async def any_queued(connection: AsyncConnection) -> bool:
 
 async def save_daemon(connection: AsyncConnection, daemon: DaemonRecord) -> None:
     """Write a daemon's heartbeat row."""
-    statement = _insert(connection, DaemonRow)
+    statement = conflict_insert(connection, DaemonRow)
     values = dataclasses.asdict(daemon)
     statement = statement.on_conflict_do_update(
         index_elements=["id"],

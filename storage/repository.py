@@ -13,7 +13,8 @@ from sqlalchemy import exists, func, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
-from storage import writes
+from storage import state_writes, writes
+from storage.dialects import conflict_insert
 from storage.models import (
     URL_DONE,
     URL_QUEUED,
@@ -38,10 +39,11 @@ from storage.records import (
     SourceRecord,
     TimelineSample,
 )
-from storage.writes import _SOURCE_FIELDS, _insert
+from storage.state_writes import SOURCE_FIELDS
 
-# The writes, on an async connection: the functions of `storage.writes` run through
-# `run_sync`, so that the storage writer's thread runs the very same ones directly.
+# The writes, on an async connection: the functions of `storage.writes` and
+# `storage.state_writes` run through `run_sync`, so that the storage writer's thread
+# runs the very same ones directly.
 
 
 async def add_urls(connection: AsyncConnection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
@@ -71,19 +73,19 @@ async def save_warc_files(connection: AsyncConnection, committed: Mapping[str, i
 
 
 async def save_hosts(connection: AsyncConnection, hosts: Sequence[HostRecord]) -> None:
-    await connection.run_sync(writes.save_hosts, hosts)
+    await connection.run_sync(state_writes.save_hosts, hosts)
 
 
 async def save_sources(connection: AsyncConnection, sources: Sequence[SourceRecord]) -> None:
-    await connection.run_sync(writes.save_sources, sources)
+    await connection.run_sync(state_writes.save_sources, sources)
 
 
 async def save_learned_state(connection: AsyncConnection, name: str, state: bytes) -> None:
-    await connection.run_sync(writes.save_learned_state, name, state)
+    await connection.run_sync(state_writes.save_learned_state, name, state)
 
 
 async def add_timeline(connection: AsyncConnection, samples: Sequence[TimelineSample]) -> None:
-    await connection.run_sync(writes.add_timeline, samples)
+    await connection.run_sync(state_writes.add_timeline, samples)
 
 
 def _held_by(owner: str | None) -> Any:
@@ -340,7 +342,7 @@ async def load_host(connection: AsyncConnection, host: str) -> HostRecord | None
 
 async def load_sources(connection: AsyncConnection) -> list[SourceRecord]:
     result = await connection.execute(
-        select(*(getattr(SourceRow, name) for name in _SOURCE_FIELDS)).order_by(SourceRow.url_id)
+        select(*(getattr(SourceRow, name) for name in SOURCE_FIELDS)).order_by(SourceRow.url_id)
     )
     return [SourceRecord(*row) for row in result.all()]
 
@@ -370,7 +372,7 @@ async def load_timeline(connection: AsyncConnection) -> list[TimelineSample]:
 
 
 async def set_meta(connection: AsyncConnection, values: Mapping[str, str]) -> None:
-    statement = _insert(connection, CrawlMeta)
+    statement = conflict_insert(connection, CrawlMeta)
     statement = statement.on_conflict_do_update(
         index_elements=["key"], set_={"value": statement.excluded.value}
     )

@@ -6,69 +6,25 @@ statement a plain call (`crawler.pipeline.write_loop`); through an async connect
 loop and back, several times a statement, which cost the writer's transactions twice
 the CPU they take this way (`git show 810f12e:bench/writer_cost.py`).
 `storage.repository` runs the same functions on an async connection, through
-`run_sync`.
+`run_sync`. The crawl's state (hosts, sources, learned models, the timeline) is written
+by `storage.state_writes`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import json
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, bindparam, func, or_, select, update
 
-from storage.models import (
-    URL_DONE,
-    URL_QUEUED,
-    URL_REACHED,
-    HostRow,
-    LearnedState,
-    PageText,
-    SourceRow,
-    TimelineRow,
-    UrlRow,
-    WarcFileRow,
-)
-from storage.records import (
-    FetchRecord,
-    HostRecord,
-    NewUrl,
-    QueuedUrl,
-    ScoreRaise,
-    SourceRecord,
-    TimelineSample,
-)
+from storage.dialects import conflict_insert, dialect_insert, lock_order
+from storage.models import URL_DONE, URL_QUEUED, URL_REACHED, PageText, UrlRow, WarcFileRow
+from storage.records import FetchRecord, NewUrl, QueuedUrl, ScoreRaise
 from storage.search import index_pages
 
 TEXT_COMPRESSION_LEVEL = 1  # fast; page text compresses about 3:1 even so
-_SOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(SourceRecord))
-
-
-def _lock_order(
-    connection: Connection | AsyncConnection, rows: list[dict[str, Any]], key: str
-) -> None:
-    """On PostgreSQL, rows are written in the order of their key, so that two daemons'
-    transactions writing some of the same rows lock them in the same order and neither
-    waits for the other in a cycle (a deadlock). SQLite has one writer: order kept."""
-    if connection.dialect.name == "postgresql":
-        rows.sort(key=lambda row: row[key])
-
-
-def _insert(connection: Connection | AsyncConnection, table: Any) -> Any:
-    return _dialect_insert(connection.dialect.name, table)
-
-
-def _dialect_insert(dialect: str, table: Any) -> Any:
-    if dialect == "postgresql":
-        return postgresql.insert(table)
-    if dialect == "sqlite":
-        return sqlite.insert(table)
-    raise NotImplementedError(f"unsupported database dialect {dialect!r}")
 
 
 def add_urls(connection: Connection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
@@ -89,7 +45,7 @@ def add_urls(connection: Connection, urls: Sequence[NewUrl]) -> list[QueuedUrl]:
             return []
     statement = _add_urls_statement(connection.dialect.name)
     rows = _url_rows(urls, URL_QUEUED)
-    _lock_order(connection, rows, "url")
+    lock_order(connection, rows, "url")
     result = connection.execute(statement, rows)
     given = {new.url: index for index, new in enumerate(urls)}
     return sorted((QueuedUrl(*row) for row in result.all()), key=lambda q: given[q.url])
@@ -115,7 +71,7 @@ def _add_urls_statement(dialect: str) -> Any:
     """Built once a dialect: a batch's statements are the same but for their rows, and
     building one costs the writer's thread more than running it."""
     return (
-        _dialect_insert(dialect, UrlRow)
+        dialect_insert(dialect, UrlRow)
         .on_conflict_do_nothing(index_elements=["url"])
         .returning(UrlRow.id, UrlRow.url, UrlRow.host, UrlRow.depth, UrlRow.score)
     )
@@ -147,9 +103,9 @@ def mark_reached(connection: Connection, urls: Sequence[NewUrl]) -> dict[str, in
     )
     dropped = {url: url_id for url, url_id in result.all()}
     rows = _url_rows(urls, URL_REACHED)
-    _lock_order(connection, rows, "url")
+    lock_order(connection, rows, "url")
     connection.execute(
-        _insert(connection, UrlRow).on_conflict_do_nothing(index_elements=["url"]), rows
+        conflict_insert(connection, UrlRow).on_conflict_do_nothing(index_elements=["url"]), rows
     )
     return dropped
 
@@ -188,7 +144,7 @@ def raise_scores(connection: Connection, raises: Sequence[ScoreRaise]) -> list[l
                 mine.append(row[0])
         raised.append(mine)
     if scores:
-        # in the order of their ids, as `_lock_order` would write them
+        # in the order of their ids, as `lock_order` would write them
         rows = [{"b_id": url_id, "b_score": score} for url_id, score in sorted(scores.items())]
         connection.execute(_SET_SCORE, rows)
     return raised
@@ -250,7 +206,7 @@ def record_fetches(connection: Connection, records: Sequence[FetchRecord]) -> No
         }
         for record in records
     ]
-    _lock_order(connection, updates, "b_id")
+    lock_order(connection, updates, "b_id")
     connection.execute(_RECORD_FETCH, updates)
     if texts:
         connection.execute(_page_text_upsert(connection.dialect.name), texts)
@@ -262,7 +218,7 @@ def record_fetches(connection: Connection, records: Sequence[FetchRecord]) -> No
 
 @functools.cache
 def _page_text_upsert(dialect: str) -> Any:
-    statement = _dialect_insert(dialect, PageText)
+    statement = dialect_insert(dialect, PageText)
     return statement.on_conflict_do_update(
         index_elements=["url_id"], set_={"text": statement.excluded.text}
     )
@@ -285,71 +241,10 @@ def save_warc_files(connection: Connection, committed: Mapping[str, int]) -> Non
     """Record how many bytes of each WARC file hold records committed with their rows."""
     if not committed:
         return
-    statement = _insert(connection, WarcFileRow)
+    statement = conflict_insert(connection, WarcFileRow)
     statement = statement.on_conflict_do_update(
         index_elements=["name"], set_={"committed_bytes": statement.excluded.committed_bytes}
     )
     connection.execute(
         statement, [{"name": name, "committed_bytes": size} for name, size in committed.items()]
     )
-
-
-def save_hosts(connection: Connection, hosts: Sequence[HostRecord]) -> None:
-    if not hosts:
-        return
-    statement = _insert(connection, HostRow)
-    columns = (
-        "robots_status",
-        "robots_body",
-        "robots_fetched_at",
-        "backoff",
-        "failures",
-        "sitemaps",
-    )
-    statement = statement.on_conflict_do_update(
-        index_elements=["host"],
-        set_={name: getattr(statement.excluded, name) for name in (*columns, "not_before")},
-    )
-    rows = [
-        {"host": h.host, "not_before": h.not_before, **{c: getattr(h, c) for c in columns}}
-        for h in hosts
-    ]
-    _lock_order(connection, rows, "host")
-    connection.execute(statement, rows)
-
-
-def save_sources(connection: Connection, sources: Sequence[SourceRecord]) -> None:
-    if not sources:
-        return
-    statement = _insert(connection, SourceRow)
-    statement = statement.on_conflict_do_update(
-        index_elements=["url_id"],
-        set_={name: statement.excluded[name] for name in _SOURCE_FIELDS[1:]},
-    )
-    rows = [dataclasses.asdict(source) for source in sources]
-    _lock_order(connection, rows, "url_id")
-    connection.execute(statement, rows)
-
-
-def save_learned_state(connection: Connection, name: str, state: bytes) -> None:
-    statement = _insert(connection, LearnedState)
-    statement = statement.on_conflict_do_update(
-        index_elements=["name"], set_={"state": statement.excluded.state}
-    )
-    connection.execute(statement, [{"name": name, "state": state}])
-
-
-def add_timeline(connection: Connection, samples: Sequence[TimelineSample]) -> None:
-    """Add the samples not stored yet (a transaction run again writes none twice)."""
-    if not samples:
-        return
-    taken = connection.execute(
-        select(TimelineRow.taken_at).where(TimelineRow.taken_at.in_([s.taken_at for s in samples]))
-    )
-    stored = set(taken.scalars())
-    fresh = [s for s in samples if s.taken_at not in stored]
-    if fresh:
-        connection.execute(
-            insert(TimelineRow),
-            [{"taken_at": s.taken_at, "values": json.dumps(s.values)} for s in fresh],
-        )

@@ -17,7 +17,6 @@ LONGER = {
     "crawler/pipeline/frontier_store.py",
     "crawler/net/urls.py",
     "storage/repository.py",
-    "storage/writes.py",
 }
 
 

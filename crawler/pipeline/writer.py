@@ -37,7 +37,7 @@ from crawler.net.exchange import Exchange
 from crawler.pipeline.warc_files import CaptureGroup, WarcArchive, Written
 from crawler.pipeline.write_loop import WriteLoop
 from policies import Candidate, LinkContext
-from storage import writes
+from storage import state_writes, writes
 
 log = logging.getLogger(__name__)
 
@@ -208,13 +208,13 @@ class StorageWriter:
                 connection, [page.raise_known for page in pages if page.raise_known]
             )
             for sitemap in sitemaps:
-                writes.save_hosts(connection, sitemap.hosts)
+                state_writes.save_hosts(connection, sitemap.hosts)
             for state in states:
-                writes.save_hosts(connection, state.hosts)
-                writes.save_sources(connection, state.sources)
-                writes.add_timeline(connection, state.timeline)
+                state_writes.save_hosts(connection, state.hosts)
+                state_writes.save_sources(connection, state.sources)
+                state_writes.add_timeline(connection, state.timeline)
                 for name, blob in state.learned.items():
-                    writes.save_learned_state(connection, name, blob)
+                    state_writes.save_learned_state(connection, name, blob)
             writes.save_warc_files(connection, written.committed)
             return dropped, new_urls, raised
 

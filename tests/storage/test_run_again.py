@@ -9,7 +9,7 @@ from sqlalchemy import Connection, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from storage import NewUrl, TimelineSample, writes
+from storage import NewUrl, TimelineSample, state_writes, writes
 from storage.models import TimelineRow
 from tests.storage.helpers import fetched
 
@@ -27,7 +27,7 @@ async def test_a_page_written_again_is_counted_once_and_its_redirect_still_dropp
     def transaction(connection: Connection) -> dict[str, int]:
         writes.record_fetches(connection, [record])
         dropped = writes.mark_reached(connection, [NewUrl("http://a/target", "a", 1, 0)])
-        writes.add_timeline(connection, [sample])
+        state_writes.add_timeline(connection, [sample])
         return dropped
 
     async with engine.begin() as connection:
