@@ -9,6 +9,7 @@ from storage.database import (
     open_sync_engine,
 )
 from storage.database_url import database_url
+from storage.export import iter_export
 from storage.file_lock import CrawlFileLock, lock_for_crawl
 from storage.fingerprints import load_simhashes
 from storage.labels import (
@@ -32,6 +33,14 @@ from storage.leases import (
     renew_leases,
     save_daemon,
 )
+from storage.queued_urls import (
+    count_queued_by_host,
+    count_queued_hosts,
+    iter_queued,
+    queued_by_share,
+    queued_of_hosts,
+    queued_with_parents,
+)
 from storage.records import (
     CrawlStatus,
     DaemonRecord,
@@ -48,14 +57,10 @@ from storage.records import (
 from storage.repository import (
     add_timeline,
     add_urls,
-    count_queued_by_host,
-    count_queued_hosts,
     crawl_status,
     get_meta,
     is_known_done,
-    iter_export,
     iter_host_names,
-    iter_queued,
     load_host,
     load_hosts,
     load_learned_state,
@@ -66,9 +71,6 @@ from storage.repository import (
     mark_reached,
     page_text,
     pages_by_host,
-    queued_by_share,
-    queued_of_hosts,
-    queued_with_parents,
     raise_scores,
     record_fetches,
     save_hosts,

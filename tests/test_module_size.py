@@ -16,7 +16,6 @@ LONGER = {
     "crawler/service.py",
     "crawler/pipeline/frontier_store.py",
     "crawler/net/urls.py",
-    "storage/repository.py",
 }
 
 
