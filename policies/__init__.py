@@ -11,9 +11,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from policies.baselines import BestFirst, BreadthFirst
     from policies.ephemeral import Source, simulate, whittle_index, whittle_indices
     from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
-    from policies.frontier import BestFirst, BreadthFirst, Candidate, LinkContext, PriorityFrontier
+    from policies.frontier import Candidate, LinkContext, PriorityFrontier
     from policies.labels import LabelModel
     from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
     from policies.registry import (
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 _MODULES = {
     "ephemeral": ("Source", "simulate", "whittle_index", "whittle_indices"),
     "fetcher_mdp": ("PoolModel", "PoolPolicy", "relative_value_iteration", "solve_exactly"),
-    "frontier": ("BestFirst", "BreadthFirst", "Candidate", "LinkContext", "PriorityFrontier"),
+    "baselines": ("BestFirst", "BreadthFirst"),
+    "frontier": ("Candidate", "LinkContext", "PriorityFrontier"),
     "labels": ("LabelModel",),
     "mm1k": ("StaticPool", "optimal_fetchers", "optimal_traffic"),
     "registry": (

@@ -2,9 +2,9 @@
 
 A frontier policy is pushed candidates, told what each fetch found, and pops the next
 candidate among the hosts that are ready (politeness decides readiness, the policy
-decides order). The baselines of O'Meara & Patel (Section 5): breadth-first, and
-best-first by estimated relevance ("fringe greedy"). Later policies subclass
-`PriorityFrontier` with their own `priority`.
+decides order). The baselines (`policies.baselines`) and the learned frontier
+(`policies.qlearning`) subclass `PriorityFrontier` with their own `priority`; the
+ranks of its hosts and groups are `HostHeads`', its re-ranking `Reprioritizing`'s.
 """
 
 from __future__ import annotations
@@ -13,46 +13,20 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
 
-from policies.host_queue import Entry, Head, HostQueue, RerankRound
+from policies.candidate import Candidate, LinkContext
+from policies.host_heads import HEADS_SLACK
+from policies.host_queue import Head, HostQueue, RerankRound
+from policies.host_rerank import Reprioritizing
 
-HEADS_SLACK = 64  # stale head entries tolerated beyond two per host before a rebuild
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A known, not yet fetched URL."""
-
-    url_id: int
-    url: str
-    host: str
-    depth: int
-    score: float  # the link's estimated relevance, 0..1
-    attempts: int = 0  # earlier tries that were put back (throttled, deferred)
-    revisit: bool = False  # a fetched source, fetched again for what it published since
-    # what the fetch that found it showed, for a URL read back from storage: the parent's
-    # relevance (None: unknown, or a seed) and how many new URLs that fetch revealed
-    parent_relevance: float | None = None
-    revealed: int = 0
-    # the words around the link where it was found, for a policy that learns from them
-    # (None for a seed, a URL read back from storage, or one such a policy has queued)
-    context: LinkContext | None = None
+__all__ = ["HEADS_SLACK", "Candidate", "LinkContext", "PriorityFrontier"]
 
 
-@dataclass(frozen=True, slots=True)
-class LinkContext:
-    """The link as its parent page showed it."""
-
-    anchor: str = ""
-    around: str = ""  # the text of the block holding the link
-    parent_title: str = ""  # the parent's title and headings
-
-
-class PriorityFrontier:
+class PriorityFrontier(Reprioritizing):
     """Per-host priority queues under one heap of host heads.
 
     Highest `priority` first, ties to the shallower URL, then first-in first-out: with
@@ -149,11 +123,6 @@ class PriorityFrontier:
         """The group of its host's queue a candidate is in: one group a host here."""
         return ""
 
-    def group_bonus(self, group: str) -> float:
-        """What every URL of `group` gains (none for the baselines). A policy whose bonus
-        of a group changes calls `refresh_group` for it."""
-        return 0.0
-
     def push(self, candidate: Candidate) -> None:
         host = candidate.host
         queues = self._queues.get(host)
@@ -239,26 +208,6 @@ class PriorityFrontier:
         if self._sequence_of.get(candidate.url_id) == sequence:
             del self._sequence_of[candidate.url_id]
 
-    def _keys_of(self, host: str) -> dict[int, float] | None:
-        """The new keys of a host being re-ranked in slices; None for another host."""
-        round_ = self._rounds.get(host)
-        return None if round_ is None else round_.keys
-
-    def _live_entries(self, entries: list[Entry], keys: dict[int, float] | None) -> list[Entry]:
-        """Those of a host's entries that stand for a queued candidate at its key."""
-        candidates = self._candidates
-        if keys is None:
-            return [entry for entry in entries if entry[2] in candidates]
-        return [e for e in entries if e[2] in candidates and keys.get(e[2], e[0]) == e[0]]
-
-    def _drop_dead(self, queue: list[Entry], keys: dict[int, float] | None) -> None:
-        """Pop the dead entries at the top of a group's heap: a head is always live."""
-        while queue:
-            key, _, sequence = queue[0]
-            if sequence in self._candidates and (keys is None or keys.get(sequence, key) == key):
-                return
-            heapq.heappop(queue)
-
     def pop(
         self,
         is_ready: Callable[[str], bool],
@@ -286,47 +235,6 @@ class PriorityFrontier:
                 return None
             return self._take(queues, host)
         return None
-
-    def _park(self, host: str, head: Head) -> None:
-        if host not in self._parked:
-            self._parked.add(host)
-            self._newly_parked.append(host)
-        heapq.heappush(self._parked_heads, head)
-
-    def _awaited(self, turn_comes: Callable[[str], bool]) -> Head | None:
-        """The best parked host's head whose turn comes soon (not backing off)."""
-        passed: list[Head] = []
-        found = None
-        while self._parked_heads:
-            head = self._parked_heads[0]
-            queues = self._queues.get(head[3])
-            if head[3] not in self._parked or queues is None or queues.head is not head:
-                heapq.heappop(self._parked_heads)  # stale
-            elif turn_comes(head[3]):
-                found = head
-                break
-            else:
-                passed.append(heapq.heappop(self._parked_heads))
-        for head in passed:
-            heapq.heappush(self._parked_heads, head)
-        return found
-
-    def unpark(self, host: str) -> None:
-        """`host`'s turn has come: it competes again."""
-        if host in self._parked:
-            self._parked.discard(host)
-            queues = self._queues.get(host)
-            if queues is not None and queues.head is not None:
-                heapq.heappush(self._heads, queues.head)
-
-    def is_parked(self, host: str) -> bool:
-        return host in self._parked
-
-    def drain_parked(self) -> list[str]:
-        """The hosts parked since the last call: the crawl unparks each when its turn
-        comes."""
-        parked, self._newly_parked = self._newly_parked, []
-        return parked
 
     def _worth_waiting(
         self, host: str, rank: float, awaited_host: str, awaited_rank: float
@@ -365,87 +273,6 @@ class PriorityFrontier:
             del self._queues[host]
         return found
 
-    def host_bonus(self, host: str) -> float:
-        """What every URL of `host` gains when hosts compete (none for the baselines).
-        A policy whose bonus of a host changes calls `refresh_host` for it."""
-        return 0.0
-
-    def refresh_host(self, host: str) -> None:
-        """Rank `host` among the hosts by its bonus as it is now; its old head entry
-        goes stale."""
-        queues = self._queues.get(host)
-        if queues is not None:
-            self._push_head(queues, host)
-
-    def refresh_group(self, host: str, group: str) -> None:
-        """Rank `group` of `host` by its bonus as it is now, and `host` by its own; their
-        old head entries go stale."""
-        queues = self._queues.get(host)
-        if queues is None:
-            return
-        queue = queues.get(group)
-        if queue is not None:
-            self._push_group_head(queues, queue, group)
-        self._push_head(queues, host)
-
-    def refresh_all(self) -> None:
-        """Rank every group and host by its bonus as it is now."""
-        for queues in self._queues.values():
-            self._rebuild_group_heads(queues)
-        self._rebuild_heads()
-
-    def _push_head(self, queues: HostQueue, host: str) -> None:
-        """Push the host's head as it is now: its best group's head less its bonus."""
-        key, depth, sequence, _ = self._best_group(queues)
-        queues.head = head = (key - self.host_bonus(host), depth, sequence, host)
-        heapq.heappush(self._parked_heads if host in self._parked else self._heads, head)
-        if len(self._heads) + len(self._parked_heads) > 2 * len(self._queues) + HEADS_SLACK:
-            self._rebuild_heads()  # stale entries ranking below every live one never leave
-
-    def _push_group_head(self, queues: HostQueue, queue: list[Entry], group: str) -> Head | None:
-        """Push a group's head as it is now: its best URL's key less its bonus; none for
-        a host of one group, whose head is computed when asked."""
-        if queues.groups is None:
-            return None
-        if queues.heads is None or queues.group_heads is None:  # a second group
-            return self._rebuild_group_heads(queues)[group]
-        queues.group_heads[group] = head = self._group_head(queue, group)
-        heapq.heappush(queues.heads, head)
-        if len(queues.heads) > 2 * len(queues.groups) + HEADS_SLACK:
-            queues.heads = list(queues.group_heads.values())
-            heapq.heapify(queues.heads)
-        return head
-
-    def _rebuild_heads(self) -> None:
-        self._heads, self._parked_heads = [], []
-        for host, queues in self._queues.items():
-            self._push_head(queues, host)
-
-    def _rebuild_group_heads(self, queues: HostQueue) -> dict[str, Head]:
-        """Each group's head as it is now (none kept for a host of one group)."""
-        live = {group: self._group_head(queue, group) for group, queue in queues.items()}
-        if len(live) < 2:
-            queues.heads = queues.group_heads = None
-        else:
-            queues.heads, queues.group_heads = list(live.values()), live
-            heapq.heapify(queues.heads)
-        return live
-
-    def _group_head(self, queue: list[Entry], group: str) -> Head:
-        key, depth, sequence = queue[0]
-        return (key - self.group_bonus(group), depth, sequence, group)
-
-    def _best_group(self, queues: HostQueue) -> Head:
-        """The head of a host's best group, the stale heads above it dropped."""
-        heads, live = queues.heads, queues.group_heads
-        if heads is None or live is None:  # one group
-            assert queues.group is not None
-            assert queues.queue is not None
-            return self._group_head(queues.queue, queues.group)
-        while live.get((top := heads[0])[3]) is not top:
-            heapq.heappop(heads)
-        return top
-
     def on_fetched(
         self, candidate: Candidate, relevance: float, children: Sequence[Candidate]
     ) -> None:
@@ -455,107 +282,6 @@ class PriorityFrontier:
     def priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The priorities of many candidates (a policy may compute them at once)."""
         return np.array([self.priority(candidate) for candidate in candidates], dtype=float)
-
-    def reprioritize(self) -> None:
-        """Recompute every queued candidate's priority (a learning policy's changed),
-        keeping ties in the order they came."""
-        for host in list(self._queues):
-            self.reprioritize_host(host)
-        self._rebuild_heads()
-
-    def reprioritize_host(self, host: str) -> int:
-        """Recompute the own priorities of one host's queued candidates; how many there
-        were. Re-ranking host by host spreads a large queue's cost over many calls."""
-        round_ = self._rounds.pop(host, None)
-        queues = self._queues.get(host)
-        if queues is None:
-            return 0
-        return self._rerank_whole(queues, host, None if round_ is None else round_.keys)
-
-    def reprioritize_slice(self, host: str, limit: int) -> tuple[int, bool]:
-        """Recompute the own priorities of up to `limit` of one host's queued candidates,
-        those not re-ranked since the host's round began; how many, and whether the
-        round is over. Each re-ranked candidate gets a new entry beside its old one,
-        which is dead from then on, and at the round's end the host's heaps keep their
-        live entries only: a host of 100,000 URLs is re-ranked over many calls, each
-        costing its share (a URL about twice what it costs in a whole host's
-        re-ranking, in place). A host of no more than `limit` is re-ranked whole."""
-        queues = self._queues.get(host)
-        if queues is None:
-            self._rounds.pop(host, None)
-            return 0, True
-        round_ = self._rounds.get(host)
-        if round_ is None:
-            if queues.size <= limit:
-                return self._rerank_whole(queues, host, None), True
-            round_ = self._rounds[host] = RerankRound(queues)
-        keys = round_.keys
-        taken, groups = round_.take(limit)
-        fresh: list[tuple[Entry, str]] = []
-        ranked: list[Candidate] = []
-        live = 0
-        for entry, group in zip(taken, groups, strict=True):
-            candidate = self._candidates.get(entry[2])
-            if candidate is None or keys.get(entry[2], entry[0]) != entry[0]:
-                continue  # dead
-            live += 1
-            if not candidate.revisit:  # due now: it stays first
-                fresh.append((entry, group))
-                ranked.append(candidate)
-        moved: dict[str, list[Entry]] = {}
-        priorities = self.own_priorities(ranked).tolist()
-        for ((old, depth, sequence), group), priority in zip(fresh, priorities, strict=True):
-            if -priority != old:
-                keys[sequence] = -priority
-                moved.setdefault(group, []).append((-priority, depth, sequence))
-        for group, entries in moved.items():
-            queue = queues.get(group)
-            assert queue is not None  # a queued candidate's group holds its entry
-            for entry in entries:  # a push costs less than a new heap of 4,000 or more
-                heapq.heappush(queue, entry)
-            self._drop_dead(queue, keys)  # the old entry may have headed it
-        done = not round_.left
-        if done:
-            del self._rounds[host]
-            for _, queue in queues.items():
-                queue[:] = self._live_entries(queue, keys)
-                heapq.heapify(queue)
-        if moved or done:
-            self._rebuild_group_heads(queues)
-            self._push_head(queues, host)  # the old head goes stale
-        return live, done
-
-    def _rerank_whole(self, queues: HostQueue, host: str, keys: dict[int, float] | None) -> int:
-        """Every queued candidate of a host re-ranked at once, in place (`keys`: those
-        of the round it ends)."""
-        groups = [queue for _, queue in queues.items()]
-        for queue in groups:
-            queue[:] = self._live_entries(queue, keys)
-        entries = [entry for queue in groups for entry in queue]
-        candidates = [self._candidates[entry[2]] for entry in entries]
-        if any(candidate.revisit for candidate in candidates):  # due now: they stay first
-            fresh = [candidate for candidate in candidates if not candidate.revisit]
-            priorities = iter(self.own_priorities(fresh).tolist())
-            ranked = [
-                entry if candidate.revisit else (-next(priorities), entry[1], entry[2])
-                for entry, candidate in zip(entries, candidates, strict=True)
-            ]
-        else:
-            ranked = [
-                (-priority, depth, sequence)
-                for (_, depth, sequence), priority in zip(
-                    entries, self.own_priorities(candidates).tolist(), strict=True
-                )
-            ]
-        start = 0
-        for queue in groups:
-            end = start + len(queue)
-            queue[:] = ranked[start:end]
-            heapq.heapify(queue)
-            start = end
-        self._rebuild_group_heads(queues)
-        self._push_head(queues, host)  # the old head goes stale
-        return len(entries)
 
     def forget(self, candidate: Candidate) -> None:
         """`candidate`, popped, will not be fetched (a redirect reached its URL first): a
@@ -609,24 +335,3 @@ class PriorityFrontier:
 
     def __len__(self) -> int:
         return self._size
-
-
-class BreadthFirst(PriorityFrontier):
-    """Shallowest first, then in order of discovery."""
-
-    name = "bfs"
-    refill_order = "depth"
-    ranks_by_score = False
-
-    def priority(self, candidate: Candidate) -> float:
-        return -float(candidate.depth)
-
-
-class BestFirst(PriorityFrontier):
-    """Highest estimated relevance first ("fringe greedy"); breadth-first among equals."""
-
-    name = "best-first"
-    refill_order = "score"
-
-    def priority(self, candidate: Candidate) -> float:
-        return candidate.score

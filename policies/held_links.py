@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from policies.frontier import Candidate, LinkContext
-from policies.link_model import LinkContextModel, Row, link_tokens
+from policies.link_model import LinkContextModel, Row
+from policies.link_tokens import link_tokens
 from policies.row_store import RowStore
 
 
@@ -76,7 +77,32 @@ class HeldLinks:
     def pop(self, url_id: int) -> Row | None:
         return self._rows.pop(url_id)
 
-    def own_indexes(
+    def indexes(
+        self, candidates: Sequence[Candidate], section_index: Callable[[str], float]
+    ) -> np.ndarray:
+        """Each candidate's own index plus its section's `section_index`, from the rows
+        held, else described without holding them."""
+        if not candidates:
+            return np.zeros(0)
+        scores = scores_of(candidates)
+        skilled = self.model.skill() > 0.0
+        held = self._held_indexes([c.url_id for c in candidates], scores, skilled)
+        if held is not None:
+            own, sections = held
+            return own + self.section_indexes_by_number(sections, section_index)
+        own = self._described_indexes(candidates, scores, skilled)
+        return own + self.section_indexes(candidates, section_index)
+
+    def own_indexes(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The own indexes of queued candidates: their scores while the model corrects
+        nothing."""
+        scores = scores_of(candidates)
+        if not candidates or self.model.skill() == 0.0:
+            return scores
+        held = self._held_indexes([c.url_id for c in candidates], scores, skilled=True)
+        return held[0] if held is not None else self._described_indexes(candidates, scores, True)
+
+    def _described_indexes(
         self, candidates: Sequence[Candidate], scores: np.ndarray, skilled: bool
     ) -> np.ndarray:
         """The own indexes of candidates, those not held described first."""
@@ -87,7 +113,7 @@ class HeldLinks:
         rows = [self._rows.get(c.url_id) or described[c.url_id] for c in candidates]
         return self.model.index(rows, scores)
 
-    def held_indexes(
+    def _held_indexes(
         self, url_ids: list[int], scores: np.ndarray, skilled: bool
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """The own indexes of queued candidates and their sections' numbers, from the rows
@@ -121,3 +147,8 @@ class HeldLinks:
                 value = known[section] = index(section)
             values[i] = value
         return values
+
+
+def scores_of(candidates: Sequence[Candidate]) -> np.ndarray:
+    """The candidates' scores, best-first's estimates."""
+    return np.fromiter((c.score for c in candidates), dtype=np.float64, count=len(candidates))

@@ -13,13 +13,11 @@ then worth nothing, and waiting earns nothing and leaves its state as it is; for
 arm the subsidy for passivity that makes waiting as good as fetching is Q(x, 1) itself,
 so the index is Q(x, 1). Quality is eq. (1)-(3) (`policies.quality`).
 
-Two representations of the local state x: the paper's, the page that discovered the
-URL, learned over repeated traversals of one graph (`policies.q_table`); and the link's
-context, which generalises within one crawl (`policies.link_model`). With approximation
-the children of a page share values with the page, so a page revealing ten children
-worth as much as itself would be worth more than ten of itself: the sum diverges. A
-revealed child is therefore counted by what it adds over the fetches the crawler can
-make anyway (the running value of what it fetches), the subsidy of Whittle's relaxation.
+The state x is the link's context (`policies.link_model`), which generalises within one
+crawl, where the paper's is the page that discovered the URL (`policies.q_table`). The
+children of a page then share values with it, and the sum of eq. (10) diverges; a
+revealed child is counted by what it adds over the subsidy of Whittle's relaxation, the
+running value of what the crawler fetches anyway.
 
 The live frontier, `QLearningFrontier`, is that model with the parts it is composed of:
 the held links' features (`HeldLinks`), the hosts' and sections' values (`SiteValues`,
@@ -38,12 +36,12 @@ import numpy as np
 
 from policies.exploration_budget import ExplorationBudget
 from policies.frontier import Candidate, PriorityFrontier
-from policies.held_links import HeldLinks
+from policies.held_links import HeldLinks, scores_of
 from policies.link_families import LinkFamilies
 from policies.link_model import LinkContextModel, Row
 from policies.q_table import first_fetch_reward
 from policies.qlearning_settings import QLearningSettings
-from policies.qlearning_state import SavedFrontier, unreadable
+from policies.qlearning_state import SavedFrontier, merge_models
 from policies.relatives import Relatives
 from policies.reranking import Reranking
 from policies.site_values import SectionSkill, SiteValues, section_of
@@ -79,13 +77,10 @@ class QLearningFrontier(PriorityFrontier):
     not keep a slot idle. On the real web, waiting for a host whose links named the
     topic (Octave's, on matrices) kept SciPy's, whose first links name nothing, untried
     for hundreds of pages on "sparse matrix".
-    The model learns a batch of fetches at a time; after each batch the queue is
-    re-ranked `rerank_budget` URLs at a time where the model corrects the links' own
-    indexes (`Reranking`). A frontier spilled to storage comes back by this index too
-    (`refill_order`). A page at the crawl's relevance threshold (`relevant_at`) raises
-    its relatives (`Relatives`).
-    Its settings are one `QLearningSettings`; its parts may be given, else each is
-    built with its defaults.
+    After each batch the model learns, the queue is re-ranked where it corrects the
+    links' own indexes (`Reranking`). A frontier spilled to storage comes back by this
+    index too. A relevant page raises its relatives (`Relatives`). Its settings are one
+    `QLearningSettings`; its parts may be given, else each is built with its defaults.
     """
 
     name = "qlearning"
@@ -190,25 +185,12 @@ class QLearningFrontier(PriorityFrontier):
         """The index of queued candidates, or of candidates not queued (a refill choosing
         among stored URLs) without remembering anything of them: each link's own and
         its section's."""
-        if not candidates:
-            return np.zeros(0)
-        scores = _scores(candidates)
-        skilled = self.model.skill() > 0.0
-        held = self.links.held_indexes([c.url_id for c in candidates], scores, skilled)
-        if held is not None:
-            own, sections = held
-            return own + self.links.section_indexes_by_number(sections, self.section_index)
-        own = self.links.own_indexes(candidates, scores, skilled)
-        return own + self.links.section_indexes(candidates, self.section_index)
+        return self.links.indexes(candidates, self.section_index)
 
     def own_priorities(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The own indexes of queued candidates: their scores while the model corrects
         nothing."""
-        scores = _scores(candidates)
-        if not candidates or self.model.skill() == 0.0:
-            return scores
-        held = self.links.held_indexes([c.url_id for c in candidates], scores, skilled=True)
-        return held[0] if held is not None else self.links.own_indexes(candidates, scores, True)
+        return self.links.own_indexes(candidates)
 
     def host_bonus(self, host: str) -> float:
         return self.host_values.index(host)
@@ -291,7 +273,7 @@ class QLearningFrontier(PriorityFrontier):
         self._children_corrected = self.model.skill() > 0.0
         if children:
             described = self.links.describe(children, parent_relevance=relevance)
-            indices = self.model.index(described, _scores(children))
+            indices = self.model.index(described, scores_of(children))
             offset, slope = self.model.calibration()
             gains = np.maximum(0.0, offset + slope * indices - self.subsidy_)
             revealed = float(np.sort(gains)[-self.settings.horizon :].sum())
@@ -345,8 +327,6 @@ class QLearningFrontier(PriorityFrontier):
             self.section_weight_ = skill
             self.refresh_all()
 
-    # -- saving ----------------------------------------------------------------------
-
     def get_state(self) -> bytes:
         """What it learned, as `SavedFrontier` writes it."""
         parts = (self.host_values, self.section_values, self.section_skill, self.budget)
@@ -366,14 +346,4 @@ class QLearningFrontier(PriorityFrontier):
         subsidy becomes their average weighted by each model's updates. Host values stay
         this daemon's own, and so do the sections' and the exploration budget: the hosts
         it fetches are its own, by their leases."""
-        saved = [SavedFrontier.from_bytes(blob) for blob in states]
-        with unreadable():
-            updates = [self.model.own_updates] + [int(s.model["updates"][0]) for s in saved]
-            self.model.merge([s.model for s in saved])
-        if sum(updates) > 0:
-            subsidies = [self.subsidy_] + [s.subsidy for s in saved]
-            self.subsidy_ = float(np.average(subsidies, weights=updates))
-
-
-def _scores(candidates: Sequence[Candidate]) -> np.ndarray:
-    return np.fromiter((c.score for c in candidates), dtype=np.float64, count=len(candidates))
+        self.subsidy_ = merge_models(self.model, self.subsidy_, states)

@@ -11,7 +11,7 @@ import io
 import json
 import math
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +114,19 @@ def _model_of_json(saved: dict[str, Any]) -> dict[str, np.ndarray]:
         "errors": np.asarray(saved["errors"]),
         "updates": np.array([int(saved["updates"])]),
     }
+
+
+def merge_models(model: LinkContextModel, subsidy: float, states: Sequence[bytes]) -> float:
+    """Parameter mixing of `model` with the models of other daemons' saved `states`
+    (`LinkContextModel.merge`); the subsidy averaged over them, weighted by each model's
+    updates."""
+    saved = [SavedFrontier.from_bytes(blob) for blob in states]
+    with unreadable():
+        updates = [model.own_updates] + [int(other.model["updates"][0]) for other in saved]
+        model.merge([other.model for other in saved])
+    if sum(updates) == 0:
+        return subsidy
+    return float(np.average([subsidy] + [other.subsidy for other in saved], weights=updates))
 
 
 @contextlib.contextmanager

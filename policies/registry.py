@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from policies.baselines import BestFirst, BreadthFirst
 from policies.ephemeral import REVISIT_PRIORITIES
 from policies.fetcher_pool import DynamicPool, FixedPool, LatencyPool, StaticPool
-from policies.frontier import BestFirst, BreadthFirst, PriorityFrontier
+from policies.frontier import PriorityFrontier
 from policies.qlearning import QLearningFrontier
 from policies.qlearning_settings import QLearningSettings
 from policies.traversals import make_orderer

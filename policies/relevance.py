@@ -21,21 +21,28 @@ then it is the cosine moved by what a logistic regression learned from the label
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
 from policies.errors import NotFittedError
-from policies.npz import npz_bytes
-from policies.terms import DEFAULT_N_FEATURES, TermCounts, TermHasher
+from policies.learned_counts import LearnedCounts
+from policies.term_rows import Rows, TermCounter, normalized_rows, row_sums
+from policies.terms import DEFAULT_N_FEATURES
 
 if TYPE_CHECKING:
-    import scipy.sparse as sp
-
     from policies.labels import LabelModel
+
+__all__ = [
+    "ANCHOR_WEIGHT",
+    "DEFAULT_FEEDBACK_WEIGHT",
+    "DEFAULT_LINK_TEXT_WEIGHT",
+    "NotFittedError",
+    "Rows",
+    "TermCounter",
+    "TopicScorer",
+]
 
 DEFAULT_LINK_TEXT_WEIGHT = 0.7  # the rest of a link's estimate is its parent's relevance
 ANCHOR_WEIGHT = 0.8  # Shark-search's beta: the anchor's share of a link's text
@@ -43,75 +50,6 @@ DEFAULT_FEEDBACK_WEIGHT = 0.5  # weight of the relevant pages' centroid beside t
 FEEDBACK_REFRESH = 20  # relevant pages between recomputations of the expanded topic
 IDF_REFRESH_GROWTH = 0.02  # the weights are recomputed when the documents grew by this much
 LINK_REFRESH_GROWTH = 0.1  # and the expanded topic when they grew by this much
-
-
-class TermCounter:
-    """Hashed term counts of texts as `Rows`: `policies.terms.TermHasher`'s, which are
-    scikit-learn's `HashingVectorizer`'s. A text's counts depend on it alone; picklable."""
-
-    def __init__(self, *, n_features: int = DEFAULT_N_FEATURES) -> None:
-        self.n_features = n_features
-        self.hasher = TermHasher(n_features=n_features)
-
-    def count(self, texts: Sequence[str]) -> Rows:
-        return Rows.of(self.hasher.count(texts))
-
-
-@dataclass(frozen=True, slots=True)
-class Rows:
-    """Rows of term counts as NumPy views of the parts of a CSR matrix (`indptr` from
-    0), what the scorer reads: cheaper to make than a SciPy matrix, whose checks cost
-    more than the arithmetic of one page."""
-
-    indptr: np.ndarray  # int64, one more than the rows
-    indices: np.ndarray  # int32, ascending within a row
-    data: np.ndarray  # float32 counts
-    n_features: int
-
-    @classmethod
-    def of(cls, counts: TermCounts, start: int = 0, stop: int | None = None) -> Rows:
-        """Rows `start` to `stop` of `counts`, sharing their memory."""
-        whole = cls(
-            np.frombuffer(counts.indptr, dtype=np.int64),
-            np.frombuffer(counts.indices, dtype=np.int32),
-            np.frombuffer(counts.data, dtype=np.float32),
-            counts.n_features,
-        )
-        return whole if start == 0 and stop is None else whole.rows(start, stop)
-
-    @classmethod
-    def concat(cls, parts: Sequence[Rows], n_features: int) -> Rows:
-        """The rows of `parts`, one part's after another's."""
-        starts = np.cumsum([0, *(part.nnz for part in parts)])[:-1]
-        indptr = [part.indptr[1:] + start for part, start in zip(parts, starts, strict=True)]
-        return cls(
-            np.concatenate([np.zeros(1, dtype=np.int64), *indptr]),
-            np.concatenate([np.zeros(0, dtype=np.int32), *(part.indices for part in parts)]),
-            np.concatenate([np.zeros(0, dtype=np.float32), *(part.data for part in parts)]),
-            n_features,
-        )
-
-    def rows(self, start: int = 0, stop: int | None = None) -> Rows:
-        """Rows `start` to `stop` of these, sharing their memory."""
-        stop = len(self.indptr) - 1 if stop is None else stop
-        indptr = self.indptr[start : stop + 1]
-        first, last = int(indptr[0]), int(indptr[-1])
-        indices, data = self.indices[first:last], self.data[first:last]
-        return Rows(indptr - first, indices, data, self.n_features)
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return len(self.indptr) - 1, self.n_features
-
-    @property
-    def nnz(self) -> int:
-        return len(self.indices)
-
-    def tocsr(self) -> sp.csr_matrix:
-        """As SciPy's matrix, for checking against scikit-learn (a crawl never needs it)."""
-        import scipy.sparse as sp
-
-        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
 
 
 class TopicScorer:
@@ -151,7 +89,7 @@ class TopicScorer:
         self.n_documents_ = 0
         self.feedback_sum_ = np.zeros(self.n_features, dtype=np.float64)
         self.n_feedback_ = 0
-        self._merged = _Counts.zeros(self.n_features)  # what other processes learned
+        self._merged = LearnedCounts.zeros(self.n_features)  # what other processes learned
         self._idf_documents = 0
         # the weights and the topic's vectors are refreshed into arrays of their own: a
         # crawl's process maps each block of 128 KiB or more anew (`crawler.memory`), and
@@ -184,7 +122,7 @@ class TopicScorer:
         self._check_fitted()
         if counts.shape[0] == 0:
             return self
-        unit = _normalized_rows(np.log1p(counts.data.astype(np.float64)), counts.indptr)
+        unit = normalized_rows(np.log1p(counts.data.astype(np.float64)), counts.indptr)
         np.add.at(self.feedback_sum_, counts.indices, unit)
         self.n_feedback_ += counts.shape[0]
         return self
@@ -211,12 +149,12 @@ class TopicScorer:
             self._topic_vector = self._topic_into(self._topic_array)
         weights = self._weigh(counts)
         cosines = np.clip(
-            _row_sums(weights * self._topic_vector[counts.indices], counts.indptr), 0.0, 1.0
+            row_sums(weights * self._topic_vector[counts.indices], counts.indptr), 0.0, 1.0
         )
         model = self.label_model_
         if model is None:
             return cosines
-        learned = _row_sums(weights * model.coef_[counts.indices], counts.indptr)
+        learned = row_sums(weights * model.coef_[counts.indices], counts.indptr)
         return np.clip(cosines + model.shift(learned, cosines), 0.0, 1.0)
 
     def learn_labels(self, counts: Rows, relevant: Sequence[bool], model: LabelModel) -> Self:
@@ -304,24 +242,13 @@ class TopicScorer:
         """What this process learned (the document frequencies, the feedback), to save
         and restore across runs; without what `merge` added of other processes'."""
         self._check_fitted()
-        own = self._learned() - self._merged
-        nonzero = np.flatnonzero(own.document_frequency)
-        feedback = np.flatnonzero(own.feedback_sum)
-        return npz_bytes(
-            index=nonzero.astype(np.int64),
-            value=own.document_frequency[nonzero],
-            n_documents=np.array([own.n_documents]),
-            n_features=np.array([self.n_features]),
-            feedback_index=feedback.astype(np.int64),
-            feedback_value=own.feedback_sum[feedback],
-            n_feedback=np.array([own.n_feedback]),
-        )
+        return (self._learned() - self._merged).to_bytes(self.n_features)
 
     def set_state(self, state: bytes) -> Self:
         """Bring back what `get_state` saved, as this process's own learning."""
         self._check_fitted()
-        self._set_learned(self._read_state(state))
-        self._merged = _Counts.zeros(self.n_features)
+        self._set_learned(LearnedCounts.from_bytes(state, self.n_features))
+        self._merged = LearnedCounts.zeros(self.n_features)
         return self
 
     def merge(self, states: Sequence[bytes]) -> Self:
@@ -331,19 +258,19 @@ class TopicScorer:
         earlier one added, and `get_state` stays this process's own."""
         self._check_fitted()
         own = self._learned() - self._merged
-        merged = _Counts.zeros(self.n_features)
+        merged = LearnedCounts.zeros(self.n_features)
         for state in states:
-            merged = merged + self._read_state(state)
+            merged = merged + LearnedCounts.from_bytes(state, self.n_features)
         self._set_learned(own + merged)
         self._merged = merged
         return self
 
-    def _learned(self) -> _Counts:
-        return _Counts(
+    def _learned(self) -> LearnedCounts:
+        return LearnedCounts(
             self.document_frequency_, self.n_documents_, self.feedback_sum_, self.n_feedback_
         )
 
-    def _set_learned(self, counts: _Counts) -> None:
+    def _set_learned(self, counts: LearnedCounts) -> None:
         self.document_frequency_ = counts.document_frequency.copy()
         self._log_frequency = np.log1p(self.document_frequency_)
         self.n_documents_ = counts.n_documents
@@ -351,26 +278,15 @@ class TopicScorer:
         self.n_feedback_ = counts.n_feedback
         self._invalidate()
 
-    def _read_state(self, state: bytes) -> _Counts:
-        with np.load(io.BytesIO(state)) as saved:
-            if int(saved["n_features"][0]) != self.n_features:
-                raise ValueError("saved relevance state was made with another n_features")
-            counts = _Counts.zeros(self.n_features)
-            counts.document_frequency[saved["index"]] = saved["value"]
-            counts.feedback_sum[saved["feedback_index"]] = saved["feedback_value"]
-            counts.n_documents = int(saved["n_documents"][0])
-            counts.n_feedback = int(saved["n_feedback"][0])
-        return counts
-
     def _weigh(self, counts: Rows) -> np.ndarray:
         """The rows' TF-IDF weights (beside `counts.indices`), each row of unit length:
         sublinear term frequency times inverse document frequency."""
         weights = np.log1p(counts.data.astype(np.float64)) * self.idf()[counts.indices]
-        return _normalized_rows(weights, counts.indptr)
+        return normalized_rows(weights, counts.indptr)
 
     def _similarity(self, counts: Rows, vector: np.ndarray) -> np.ndarray:
         """Each row's weighted terms dotted with a dense unit vector."""
-        return _row_sums(self._weigh(counts) * vector[counts.indices], counts.indptr)
+        return row_sums(self._weigh(counts) * vector[counts.indices], counts.indptr)
 
     def _topic_into(self, vector: np.ndarray) -> np.ndarray:
         """The topic's weighted terms written into `vector`, zero but for them."""
@@ -386,56 +302,3 @@ class TopicScorer:
     def _check_fitted(self) -> None:
         if not hasattr(self, "document_frequency_"):
             raise NotFittedError("TopicScorer is not fitted: call fit(topic_texts) first")
-
-
-@dataclass(slots=True)
-class _Counts:
-    """What the scorer learns from pages; it adds up over the processes of one crawl."""
-
-    document_frequency: np.ndarray
-    n_documents: int
-    feedback_sum: np.ndarray
-    n_feedback: int
-
-    @classmethod
-    def zeros(cls, n_features: int) -> _Counts:
-        return cls(np.zeros(n_features), 0, np.zeros(n_features), 0)
-
-    def __add__(self, other: _Counts) -> _Counts:
-        return _Counts(
-            self.document_frequency + other.document_frequency,
-            self.n_documents + other.n_documents,
-            self.feedback_sum + other.feedback_sum,
-            self.n_feedback + other.n_feedback,
-        )
-
-    def __sub__(self, other: _Counts) -> _Counts:
-        return _Counts(
-            self.document_frequency - other.document_frequency,
-            self.n_documents - other.n_documents,
-            self.feedback_sum - other.feedback_sum,
-            self.n_feedback - other.n_feedback,
-        )
-
-
-def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
-    """The sum of each row's values (0 for an empty row)."""
-    if len(indptr) == 2:  # one row (a page): most calls
-        return np.add.reduceat(values, [0]) if values.size else np.zeros(1)
-    lengths = indptr[1:] - indptr[:-1]
-    sums = np.zeros(len(lengths))
-    filled = lengths > 0
-    if values.size:
-        # starts of the non-empty rows only: reduceat mishandles empty ones
-        sums[filled] = np.add.reduceat(values, indptr[:-1][filled])
-    return sums
-
-
-def _normalized_rows(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
-    """Each row's values scaled to unit length, in place (an empty or zero row as it
-    is): sklearn's normalize, without its per-call validation, which costs more than the
-    arithmetic on one page."""
-    norms = np.sqrt(_row_sums(values**2, indptr))
-    norms[norms == 0.0] = 1.0
-    values /= norms[0] if len(norms) == 1 else np.repeat(norms, indptr[1:] - indptr[:-1])
-    return values

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from policies.link_graph import LinkGraph
-from policies.link_model import LinkContextModel, Row, link_tokens
+from policies.link_model import LinkContextModel, Row
+from policies.link_tokens import link_tokens
 from policies.q_table import DiscovererTable, LearningSettings
 from policies.quality import schedule_performance, upper_bound
 

@@ -18,7 +18,8 @@ from policies.exploration_budget import ExplorationBudget
 from policies.frontier import HEADS_SLACK, PriorityFrontier
 from policies.link_families import LinkFamilies
 from policies.link_graph import LinkGraph
-from policies.link_model import LinkContextModel, Row, link_tokens, sgd_steps
+from policies.link_model import LinkContextModel, Row, sgd_steps
+from policies.link_tokens import link_tokens
 from policies.q_table import DiscovererTable, LearningSettings, first_fetch_reward, refetch_reward
 from policies.qlearning import QLearningFrontier
 from policies.qlearning_settings import QLearningSettings
