@@ -15,7 +15,6 @@ LONGER = {
     "crawler/pipeline/processor.py",
     "crawler/service.py",
     "crawler/pipeline/frontier_store.py",
-    "crawler/net/urls.py",
 }
 
 

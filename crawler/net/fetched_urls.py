@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.net.urls import KnownUrls
+from crawler.net.known_urls import KnownUrls
 
 STORED_MEMORY = 2**14  # committed URLs remembered, per generation (2 MB for both, full)
 

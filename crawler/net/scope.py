@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from yarl import URL
 
+from crawler.net.known_urls import KnownUrls
 from crawler.net.url_filters import NO_FILTERS, UrlFilters
-from crawler.net.urls import KnownUrls, host_key
+from crawler.net.urls import host_key
 
 MAX_PATH_SEGMENTS = 20
 MAX_SEGMENT_REPEATS = 2  # a path segment seen more often than this marks a trap

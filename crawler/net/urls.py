@@ -6,21 +6,18 @@ as `/` in http(s) URLs, IPv4 numbers in any form, hosts mapped to punycode, dot 
 resolved); one the standard rejects is a BadUrlError, never a guess. On top of the
 standard's form, one page is one row: the fragment and an empty query are dropped,
 escapes of unreserved characters decoded and the others upper-cased (`%7E` is `~`, `%2f`
-is `%2F`), and session ids (`;jsessionid=...`, `?sid=...`, ...) and tracking parameters
-(`?utm_source=...`, `gclid`, ...: `TRACKING_PARAMETERS`, or the crawl's `strip_params`,
-set once a process by `strip_parameters`) removed, so one page is not a thousand URLs.
-Only http(s) URLs are crawlable.
+is `%2F`), and session ids and tracking parameters removed
+(`crawler.net.url_parameters`), so one page is not a thousand URLs. Only http(s) URLs
+are crawlable.
 
 A site's pages share most of their links (navigation, indexes), so a `LinkResolver`
-resolves each distinct href once for every page it means the same on, and `KnownUrls`
-remembers the links already handed to storage, so that they cost nothing more.
+resolves each distinct href once for every page it means the same on
+(`crawler.net.known_urls` remembers the links already handed to storage).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ada_url import join_url, normalize_url
@@ -28,37 +25,15 @@ from yarl import URL
 
 from crawler.errors import BadUrlError
 
+# re-exported: the crawl's settings and the service import these three from here
+from crawler.net.url_parameters import TRACKING_PARAMETERS as TRACKING_PARAMETERS
+from crawler.net.url_parameters import parameter_error as parameter_error
+from crawler.net.url_parameters import strip_parameters as strip_parameters
+from crawler.net.url_parameters import without_path_session, without_query_session
+
 MAX_URL_LENGTH = 2048
 CRAWLABLE_SCHEMES = frozenset({"http", "https"})
-SESSION_PARAMETERS = frozenset(
-    {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
-)
-# query parameters that say where a visitor came from, not which page: names, or globs
-# (`utm_*`); compared without case
-TRACKING_PARAMETERS = (
-    "utm_*",  # Google Analytics' campaign parameters (utm_source, utm_medium, ...)
-    "gclid",  # Google Ads
-    "gclsrc",
-    "dclid",  # Google Display
-    "_ga",  # Google Analytics' cross-domain
-    "_gl",
-    "fbclid",  # Facebook
-    "msclkid",  # Microsoft Ads
-    "yclid",  # Yandex
-    "mc_cid",  # Mailchimp
-    "mc_eid",
-    "igshid",  # Instagram
-    "twclid",  # Twitter
-    "ttclid",  # TikTok
-    "_hsenc",  # HubSpot
-    "_hsmi",
-    "mkt_tok",  # Marketo
-    "oly_anon_id",  # Omeda
-    "oly_enc_id",
-    "vero_id",  # Vero
-)
 RESOLVED_MEMORY = 2**14  # (place, href) answers a LinkResolver keeps, per generation
-KNOWN_URLS_MEMORY = 2**16  # URLs KnownUrls keeps, per generation (9 MB for both, full)
 
 # what the URL Standard strips from both ends of an input: C0 controls and space
 _C0_AND_SPACE = "".join(map(chr, range(0x21)))
@@ -77,40 +52,6 @@ _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*:)?//([^/?#]*)")
 _ROOTED = re.compile(rf"(?:{_HOST_AND_PORT})?/")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-
-def _name_pattern(globs: Iterable[str]) -> re.Pattern[str]:
-    """One pattern that matches a parameter name any of `globs` does, without case."""
-    names = [*sorted(SESSION_PARAMETERS), *globs]
-    return re.compile("|".join(fnmatch.translate(name) for name in names), re.IGNORECASE)
-
-
-_stripped = _name_pattern(TRACKING_PARAMETERS)  # session ids and the tracking parameters
-
-
-def strip_parameters(globs: Iterable[str]) -> None:
-    """The tracking parameters the canonical form removes in this process (session ids
-    always are): names, or globs such as `utm_*`. Set once, at a crawl's start, before
-    any URL is read: a URL's canonical form must not change during a crawl."""
-    global _stripped
-    _stripped = _name_pattern(globs)
-
-
-@dataclass(frozen=True, slots=True)
-class CanonicalRules:
-    """A crawl's rules for canonical URLs, handed to its worker processes."""
-
-    stripped: tuple[str, ...]  # as `strip_parameters` takes them
-
-    def apply(self) -> None:
-        strip_parameters(self.stripped)
-
-
-def parameter_error(name: str) -> str | None:
-    """What is wrong with `name` as a query parameter's name or glob, or None."""
-    if not name or any(c in name for c in "=&#") or not name.isprintable() or " " in name:
-        return "must be a parameter's name, or a glob such as utm_*, without = & # or spaces"
-    return None
 
 
 def canonicalize(raw: str, base: URL | None = None) -> URL:
@@ -148,8 +89,8 @@ def _crawler_form(href: str) -> str:
     href = href.split("#", 1)[0]
     path_at = href.index("/", len(scheme) + 3)
     path, _, query = href[path_at:].partition("?")
-    path = _normal_escapes(_without_path_session(path))
-    query = _normal_escapes(_without_query_session(query))
+    path = _normal_escapes(without_path_session(path))
+    query = _normal_escapes(without_query_session(query))
     return f"{href[:path_at]}{path}?{query}" if query else f"{href[:path_at]}{path}"
 
 
@@ -325,62 +266,6 @@ class Base:
         if self._itself is _MISSING:
             self._itself = _canonical("#", self.full)
         return self._itself  # type: ignore[return-value]
-
-
-class KnownUrls:
-    """URLs the collection certainly holds (links handed to storage), so that a link to
-    one is dropped before it is counted, scored or written: it cannot be new.
-
-    Bounded: two generations of `memory` URLs each, the oldest forgotten when the newest
-    fills up, a URL seen again moved to the newest (a site's navigation stays). A URL
-    forgotten costs what it did without this memory: the database, the authority on
-    what is known, finds it there. The URLs are kept as Python's 64-bit string hashes,
-    so a new URL is taken for a known one about once in 2**64 / (2 * memory) lookups.
-    """
-
-    def __init__(self, *, memory: int = KNOWN_URLS_MEMORY) -> None:
-        self.memory = memory
-        self._new: set[int] = set()
-        self._old: set[int] = set()
-
-    def add(self, url: str) -> None:
-        self._new.add(hash(url))
-        if len(self._new) >= self.memory:
-            self._old, self._new = self._new, set()
-
-    def __contains__(self, url: object) -> bool:
-        if not isinstance(url, str):
-            return False
-        key = hash(url)
-        if key in self._new:
-            return True
-        if key in self._old:
-            self._new.add(key)
-            if len(self._new) >= self.memory:
-                self._old, self._new = self._new, set()
-            return True
-        return False
-
-
-def _without_path_session(path: str) -> str:
-    """/shop;jsessionid=ABC/item -> /shop/item"""
-    if ";" not in path:
-        return path
-    segments = []
-    for segment in path.split("/"):
-        name, _, parameter = segment.partition(";")
-        key = parameter.split("=", 1)[0].lower()
-        segments.append(name if parameter and key in SESSION_PARAMETERS else segment)
-    return "/".join(segments)
-
-
-def _without_query_session(query: str) -> str:
-    """The query without session ids and tracking parameters (`_stripped`)."""
-    if not query:
-        return query
-    stripped = _stripped.match
-    kept = [pair for pair in query.split("&") if not stripped(pair.partition("=")[0])]
-    return "&".join(kept)
 
 
 def host_key(url: URL) -> str:

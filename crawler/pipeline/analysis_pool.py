@@ -33,8 +33,9 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
+from crawler.net.known_urls import KNOWN_URLS_MEMORY
 from crawler.net.scope import Scope
-from crawler.net.urls import KNOWN_URLS_MEMORY, TRACKING_PARAMETERS, CanonicalRules
+from crawler.net.url_parameters import TRACKING_PARAMETERS, CanonicalRules
 from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, AnalysisJob, frame
 from crawler.pipeline.parse import PageAnalysis
 

@@ -29,8 +29,10 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from crawler.memory import return_large_blocks
+from crawler.net.known_urls import KnownUrls
 from crawler.net.scope import LinkScope, Scope
-from crawler.net.urls import CanonicalRules, KnownUrls, LinkResolver
+from crawler.net.url_parameters import CanonicalRules
+from crawler.net.urls import LinkResolver
 from crawler.pipeline.parse import analyze
 from policies.terms import TermHasher
 

@@ -2,7 +2,7 @@
 
 `analyze` is a function of the body: it also counts the page's and links' terms
 (stateless hashing), leaving only the cheap, stateful TF-IDF weighting to the processor.
-Given the URLs known already (`crawler.net.urls.KnownUrls`), it leaves links to them out
+Given the URLs known already (`crawler.net.known_urls.KnownUrls`), it leaves links to them out
 before reading their text or counting it, and lists them (a relevant page raises those
 still queued: `crawler.pipeline.processor`); given the crawl's scope
 (`crawler.net.scope.LinkScope`), it leaves out the links beyond it, and names each link's

@@ -35,9 +35,10 @@ from yarl import URL
 
 import storage
 from crawler.net.exchange import Exchange
+from crawler.net.known_urls import KnownUrls
 from crawler.net.scope import LinkScope, Scope
 from crawler.net.sitemaps import SitemapRead
-from crawler.net.urls import BadUrlError, KnownUrls, LinkResolver, canonical, host_key
+from crawler.net.urls import BadUrlError, LinkResolver, canonical, host_key
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_worker import AnalysisJob

@@ -19,8 +19,8 @@ from prometheus_client import CollectorRegistry
 from yarl import URL
 
 from crawler.net.fetcher import Response
+from crawler.net.known_urls import KNOWN_URLS_MEMORY
 from crawler.net.scope import Scope
-from crawler.net.urls import KNOWN_URLS_MEMORY
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool

@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 from yarl import URL
 
 from crawler.net import urls
+from crawler.net.known_urls import KnownUrls
 from crawler.net.urls import (
     MAX_URL_LENGTH,
     BadUrlError,
-    KnownUrls,
     LinkResolver,
     canonicalize,
     host_key,

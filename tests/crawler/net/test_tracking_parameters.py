@@ -9,15 +9,15 @@ import pytest
 from aiohttp import web
 
 from crawler.config import ConfigError, CrawlConfig
-from crawler.net import urls
-from crawler.net.urls import LinkResolver, canonical, strip_parameters
+from crawler.net.url_parameters import TRACKING_PARAMETERS, strip_parameters
+from crawler.net.urls import LinkResolver, canonical, canonicalize
 from tests.crawler.helpers import Handler, crawl, html, links, serving, site
 
 
 @pytest.fixture
 def default_rules() -> Iterator[None]:
     yield
-    strip_parameters(urls.TRACKING_PARAMETERS)
+    strip_parameters(TRACKING_PARAMETERS)
 
 
 def test_the_tracking_parameters_leave_the_canonical_url() -> None:
@@ -28,7 +28,7 @@ def test_the_tracking_parameters_leave_the_canonical_url() -> None:
     )
     assert canonical("http://a.test/p?utmost=1&page=2") == "http://a.test/p?utmost=1&page=2"
     resolver = LinkResolver()
-    base = resolver.base(urls.canonicalize("http://a.test/dir/"))
+    base = resolver.base(canonicalize("http://a.test/dir/"))
     assert resolver.resolve("p?utm_campaign=spring", base) == "http://a.test/dir/p"
     assert resolver.resolve("/q?igshid=z&x=1", base) == "http://a.test/q?x=1"
 
@@ -38,7 +38,7 @@ def test_the_stripped_parameters_are_a_setting_of_globs(default_rules: None) -> 
     assert canonical("http://a.test/p?ref=home&pk_kwd=a&utm_source=x") == (
         "http://a.test/p?utm_source=x"
     )
-    assert CrawlConfig().strip_params == urls.TRACKING_PARAMETERS
+    assert CrawlConfig().strip_params == TRACKING_PARAMETERS
     with pytest.raises(ConfigError, match=r"'strip_params'.*'a=b'"):
         CrawlConfig(strip_params=("a=b",))
 
