@@ -14,7 +14,6 @@ LONGER = {
     "crawler/net/visit.py",
     "crawler/pipeline/processor.py",
     "crawler/service.py",
-    "crawler/pipeline/frontier_store.py",
 }
 
 
