@@ -1,13 +1,9 @@
 """The sections of a crawl's settings as types, as httpx's `Timeout` and `Limits` are:
-small, immutable, validated, each handed to the part that needs it.
-
-A section's fields are named as its settings and have no defaults of their own: a
-section is built only from a `CrawlConfig` (`config.limits`, `config.politeness`, ...),
-whose declarations hold the defaults, the help, the flags and the TOML keys. Each
-section checks its values when built, a bad one raising a `ConfigError` that names the
-setting; `CrawlConfig` builds them all when it is made, so every check is made once,
-here.
-"""
+small, immutable, validated, each handed to the part that needs it. A section's fields
+are named as its settings, with no defaults of their own: it is built only from a
+`CrawlConfig` (`config.limits`, ...), whose declarations hold the defaults, the help,
+the flags and the TOML keys. Each checks its values when built, a bad one raising a
+`ConfigError` that names the setting; `CrawlConfig` builds them all when it is made."""
 
 from __future__ import annotations
 
@@ -58,18 +54,12 @@ class Crawl:
     def __post_init__(self) -> None:
         _each(self, ("db_outage_seconds",), _positive, "must be greater than 0")
         _each(self, ("max_depth",), _none_or(_not_negative), "must not be negative")
-        require(
-            0.0 <= self.relevance_threshold <= 1.0,
-            "relevance_threshold",
-            "must be between 0 and 1",
-        )
+        threshold = self.relevance_threshold
+        require(0.0 <= threshold <= 1.0, "relevance_threshold", "must be between 0 and 1")
         require(math.isfinite(self.topic_feedback), "topic_feedback", "must be finite")
         require(self.topic_feedback >= 0, "topic_feedback", "must not be negative")
-        require(
-            self.patience is None or 0.0 <= self.patience <= 1.0,
-            "patience",
-            "must be between 0 and 1",
-        )
+        patience = self.patience
+        require(patience is None or 0.0 <= patience <= 1.0, "patience", "must be between 0 and 1")
         _one_of(self.policy, names("frontier"), "policy")
         _each(self, ("db_outage_seconds",), math.isfinite, "must be finite")
         require(
@@ -209,16 +199,11 @@ class Revisits:
     max_sources: int
 
     def __post_init__(self) -> None:
-        positive = (
-            "revisit_period",
-            "revisit_budget",
-            "interest_half_life",
-            "source_min_links",
-            "max_sources",
-        )
-        _each(self, positive, _positive, "must be greater than 0")
-        _one_of(self.revisit, REVISIT_POLICIES, "revisit")
         finite = ("revisit_period", "revisit_budget", "interest_half_life")
+        _each(
+            self, (*finite, "source_min_links", "max_sources"), _positive, "must be greater than 0"
+        )
+        _one_of(self.revisit, REVISIT_POLICIES, "revisit")
         _each(self, finite, math.isfinite, "must be finite")
         self.half_lives()  # each names its prefix and a positive number of seconds
 
