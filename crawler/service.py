@@ -1,4 +1,5 @@
-"""Running a crawl from its settings: build the parts, serve metrics, obey signals."""
+"""Running a crawl from its settings: open what the crawl needs and closes after it,
+build the crawl (`crawler.engine.assembly`), serve metrics and the API, obey signals."""
 
 from __future__ import annotations
 
@@ -17,29 +18,17 @@ from crawler import __version__
 from crawler.config import CrawlConfig
 from crawler.cores import compute_on_the_calling_thread
 from crawler.counts import Counts
-from crawler.engine.engine import CrawlSummary, Engine, EngineLimits
+from crawler.engine.assembly import Opened, assemble
+from crawler.engine.engine import Engine
 from crawler.engine.feedback import OnStored
-from crawler.engine.leases import HostLeases, default_daemon_id
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.revisits import Revisits
+from crawler.engine.summary import CrawlSummary
 from crawler.memory import collect_cycles_in_bulk, return_large_blocks
-from crawler.net.admission import Admission
-from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.fetcher import Fetcher
-from crawler.net.host_memory import HostMemory
-from crawler.net.host_turns import HostTurns
 from crawler.net.netguard import NetworkGuard
-from crawler.net.politeness import Politeness
 from crawler.net.resolver import CachingResolver
-from crawler.net.robots import RobotsCache
 from crawler.net.scope import Scope
-from crawler.net.sitemaps import Sitemaps
 from crawler.net.url_filters import UrlFilters
 from crawler.net.urls import strip_parameters
-from crawler.net.visit import Visitor
 from crawler.pipeline.analysis_pool import AnalysisPool
-from crawler.pipeline.near_duplicate_index import restored_index
-from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive
 from crawler.startup import (
     check_seeds_admitted,
@@ -52,7 +41,7 @@ from crawler.telemetry.console import Console
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.metrics_server import MetricsServer
 from crawler.web import Api, DatabaseThread, build_app
-from policies import TopicScorer, make_frontier_policy, make_pool_policy
+from policies import TopicScorer, make_frontier_policy
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +104,6 @@ async def run_crawl(
             )
         await storage.check_writable(db)
         await storage.create_schema(db)
-        shared = storage.is_shared(db)
         crawl_id = await record_start(db, config, seeds)
         if config.warc is not None:
             archive = await open_archive(db, config, crawl_id)
@@ -125,114 +113,26 @@ async def run_crawl(
         retry = storage.DatabaseRetry(
             db, patience=config.db_outage_seconds, on_retry=metrics.database_retries.inc
         )
-        fetcher = Fetcher(
-            user_agent=config.user_agent,
-            connect_timeout=config.connect_timeout,
-            total_timeout=config.total_timeout,
-            max_body_bytes=config.max_body_bytes,
+        opened = Opened(
+            db=db,
+            retry=retry,
             guard=guard,
             resolver=resolver,
-            on_request=metrics.requests.inc,  # the figure of requests per stored page
-            capture=archive is not None,
-        )
-        politeness = Politeness(
-            delay=config.delay,
-            per_host_concurrency=config.per_host_concurrency,
-            max_backoff=config.max_backoff,
-        )
-        robots = RobotsCache(
-            user_agent=config.user_agent, ttl=config.robots_ttl, retry=config.robots_retry
-        )
-        hosts = HostMemory(
-            db=db,
-            politeness=politeness,
-            robots=robots,
-            capacity=config.host_memory,
-            sitemaps=Sitemaps(enabled=config.sitemaps, max_urls=config.sitemap_max_urls),
-            on_read_back=metrics.hosts_read_back.inc,
-            retry=retry,
-        )
-        revisits = Revisits(
-            config.revisits,
-            relevance_threshold=config.relevance_threshold,
-            seeds=[str(seed) for seed in seeds],
-            cost_of=functools.partial(_revisit_cost, politeness),
-        )
-        admission = Admission(concurrency=config.concurrency, target=config.concurrency)
-        leases = None
-        if shared:  # several daemons may run this crawl: each holds a share of the hosts
-            leases = HostLeases(
-                db=db,
-                daemon_id=config.daemon_id or default_daemon_id(),
-                lease_seconds=config.lease_seconds,
-                cooldown=politeness.interval,
-                retry=retry,
-            )
-            log.info("daemon %s of a shared crawl", leases.daemon_id)
-        visitor = Visitor(
-            fetcher=fetcher,
-            fetched=FetchedUrls(db, retry=retry),
-            turns=HostTurns(politeness=politeness, hosts=hosts, admission=admission),
-            robots=robots,
-            hosts=hosts,
-            scope=scope,
-            max_redirects=config.max_redirects,
-            max_retries=config.max_retries,
-            conditional_headers=revisits.conditional_headers,
-            holds=(lambda host: True) if leases is None else leases.holds,
-        )
-        engine = Engine(
-            db=db,
-            frontier=frontier,
-            politeness=politeness,
-            hosts=hosts,
-            visitor=visitor,
-            processor=Processor(
-                scorer=scorer,
-                scope=scope,
-                store_text=config.store_text,
-                relevance_threshold=config.relevance_threshold,
-                link_contexts=frontier.reads_link_context,
-                near_duplicates=await restored_index(
-                    db,
-                    distance=config.near_duplicate_distance,
-                    capacity=config.near_duplicate_memory,
-                ),
-                languages=frozenset(config.languages),
-            ),
-            scorer=scorer,
             metrics=metrics,
-            revisits=revisits,
             archive=archive,
             analysis=analysis,
-            leases=leases,
-            retry=retry,
-            pool=PoolControl(
-                make_pool_policy(
-                    config.fetchers,
-                    max_fetchers=config.concurrency,
-                    buffer=config.buffer,
-                    gamma=config.gamma,
-                    servers=processors,
-                ),
-                metrics,
-                admission,
-                buffer=config.buffer,
-            ),
-            limits=EngineLimits(
-                max_pages=config.max_pages,
-                duration=config.duration,
-                concurrency=config.concurrency,
-                max_retries=config.max_retries,
-                buffer=config.buffer,
-                relevance_threshold=config.relevance_threshold,
-                stop_grace=config.total_timeout + 5.0,
-                drop_at_full_queue=config.full_queue == "drop",
-                frontier_memory=config.frontier_memory,
-                max_pages_per_host=config.max_pages_per_host,
-            ),
+        )
+        crawl = await assemble(
+            config,
+            opened,
+            seeds=[str(seed) for seed in seeds],
+            scope=scope,
+            policy=frontier,
+            scorer=scorer,
+            processors=processors,
             on_stored=on_stored,
         )
+        engine, fetcher = crawl.engine, crawl.fetcher
         server = None
         if config.metrics_port:
             api_database = DatabaseThread(config.db)
@@ -298,13 +198,6 @@ def _health(engine: Engine, retry: storage.DatabaseRetry) -> dict[str, object]:
         "in_flight": engine.in_flight,
         "database": f"{retry.where} away for {seconds:.0f} s: {away.error}",
     }
-
-
-def _revisit_cost(politeness: Politeness, host: str) -> float:
-    """A re-visit costs one fetch, more on a host that asks for a longer delay."""
-    if politeness.delay <= 0:
-        return 1.0
-    return max(1.0, politeness.interval(host) / politeness.delay)
 
 
 async def _close_quietly(what: str, closing: Awaitable[object]) -> None:

@@ -25,134 +25,93 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.engine.feedback import OnStored
+from crawler.config import sections
+from crawler.engine.checkpoints import Checkpoints
 from crawler.engine.host_wakeups import HostWakeups
+from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases
-from crawler.engine.parts import EngineParts
 from crawler.engine.pool_control import PoolControl
+from crawler.engine.processing import Processing
 from crawler.engine.revisits import Revisits
 from crawler.engine.summary import CrawlSummary
-from crawler.engine.writer_hold import WriterHold, write_hold
-from crawler.net.host_memory import HostMemory
+from crawler.engine.visits import Visits
+from crawler.engine.writer_hold import WriterHold
+from crawler.net.fetched_urls import FetchedUrls
+from crawler.net.host_turns import HostTurns
 from crawler.net.politeness import Politeness
-from crawler.net.visit import Visitor
-from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
-from crawler.pipeline.host_budget import HostBudget
-from crawler.pipeline.processor import Processor
 from crawler.pipeline.warc_files import WarcArchive, WarcError
+from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.waiting import wait_event
-from policies import PriorityFrontier, TopicScorer
 
 log = logging.getLogger(__name__)
 
 MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EngineLimits:
-    """The limits section's values the engine needs; their defaults are the settings'."""
-
-    max_pages: int | None
-    duration: float | None
-    concurrency: int
-    max_retries: int
-    buffer: int  # K: pages queued for the processor, the one it works on included
-    relevance_threshold: float
-    stop_grace: float  # seconds visits in flight get to finish at shutdown
-    drop_at_full_queue: bool  # the paper's loss, instead of waiting for room
-    frontier_memory: int  # candidates held in memory; the rest wait in the database
-    max_pages_per_host: int | None = None  # pages fetched from one host (`host_budget`)
-
-
 class Engine:
+    """The dispatcher and the crawl's lifecycle over parts built for it
+    (`crawler.engine.assembly`): it starts visits and runs the parts' tasks."""
+
     def __init__(
         self,
         *,
         db: AsyncEngine,
-        frontier: PriorityFrontier,
+        frontier: BoundedFrontier,
         politeness: Politeness,
-        hosts: HostMemory,
-        visitor: Visitor,
-        processor: Processor,
-        scorer: TopicScorer,
-        metrics: CrawlerMetrics,
-        limits: EngineLimits,
+        turns: HostTurns,
+        fetched: FetchedUrls,
+        visits: Visits,
+        processing: Processing,
+        writer: StorageWriter,
+        writer_hold: WriterHold,
+        checkpoints: Checkpoints,
         pool: PoolControl,
         revisits: Revisits,
+        metrics: CrawlerMetrics,
+        summary: CrawlSummary,
+        limits: sections.Limits,
+        stop_grace: float,  # seconds visits in flight get to finish at shutdown
+        drop_at_full_queue: bool,  # the paper's loss, instead of waiting for room
+        retry: storage.DatabaseRetry,
         archive: WarcArchive | None = None,
-        analysis: AnalysisPool | None = None,
-        leases: HostLeases | None = None,
-        retry: storage.DatabaseRetry | None = None,
+        leases: HostLeases | None = None,  # a crawl shared with other daemons
+        lease_keeper: LeaseKeeper | None = None,
         clock: Callable[[], float] = time.monotonic,
-        wall_clock: Callable[[], float] = time.time,
-        on_stored: OnStored | None = None,
     ) -> None:
         self.db = db
-        self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
-        self.leases = leases  # a crawl shared with other daemons: the hosts this one holds
-        self.frontier = BoundedFrontier(
-            frontier,
-            capacity=limits.frontier_memory,
-            owner=None if leases is None else leases.daemon_id,
-            owns=None if leases is None else leases.__contains__,
-            budget=HostBudget(limits.max_pages_per_host),
-        )
+        self.retry = retry
+        self.leases = leases  # the hosts this daemon holds
+        self.lease_keeper = lease_keeper
+        self.frontier = frontier
         self.politeness = politeness
-        self.visitor = visitor
-        self.fetched = visitor.fetched
-        self.turns = visitor.turns
-        self.admission = visitor.turns.admission
-        self.metrics = metrics
-        self.limits = limits
+        self.turns = turns
+        self.admission = turns.admission
+        self.fetched = fetched
+        self.visits = visits
+        self.processing = processing
+        self._writer = writer
+        self.writer_hold = writer_hold
+        self.checkpoints = checkpoints
         self.pool = pool
         self.revisits = revisits
-        self.clock = clock
-        self.summary = CrawlSummary()
+        self.metrics = metrics
+        self.summary = summary
+        self.limits = limits
+        self.stop_grace = stop_grace
+        self.drop_at_full_queue = drop_at_full_queue
         self.archive = archive
+        self.clock = clock
         self._wake = self.admission.changed  # the dispatcher's wake-up call
         self.wakeups = HostWakeups()  # when each parked host's turn comes
-        parts = EngineParts.build(
-            db=db,
-            frontier=self.frontier,
-            politeness=politeness,
-            hosts=hosts,
-            visitor=visitor,
-            processor=processor,
-            scorer=scorer,
-            metrics=metrics,
-            limits=limits,
-            pool=pool,
-            revisits=self.revisits,
-            summary=self.summary,
-            wake=self._wake,
-            archive=archive,
-            analysis=analysis,
-            leases=leases,
-            retry=self.retry,
-            clock=clock,
-            wall_clock=wall_clock,
-            on_stored=on_stored,
-        )
-        self._writer = parts.writer
-        self.processing = parts.processing
-        self.checkpoints = parts.checkpoints
-        self.visits = parts.visits
-        self.lease_keeper = parts.lease_keeper
         self._stop = asyncio.Event()
         self._paused = False
         self._refill: asyncio.Task[None] | None = None
-        self.writer_hold = WriterHold(
-            lambda: self._writer.pending,
-            limit=write_hold(limits.concurrency),
-            held_seconds=metrics.writer_holds,
-        )
 
     # -- control ---------------------------------------------------------------------
 
@@ -230,7 +189,7 @@ class Engine:
                 self.summary.stop_reason = await self._dispatch_loop(group)
                 # a normal stop: finish what is under way, in pipeline order. On a
                 # failure or a cancellation the group cancels every task instead.
-                await self.visits.drain(self.limits.stop_grace)
+                await self.visits.drain(self.stop_grace)
                 self.processing.close()
                 await processor
                 checkpoints.cancel()
@@ -327,7 +286,7 @@ class Engine:
         links, which costs a focused crawl its focus when the processor is the slower
         side. With the paper's loss (`drop_at_full_queue`) the queue is the model's and
         fills as it does there."""
-        if self.limits.drop_at_full_queue:
+        if self.drop_at_full_queue:
             return False
         return self.processing.waiting >= self.processing.servers
 

@@ -74,6 +74,8 @@ class Settlement:
             self.fetched.end([candidate.url, *visit.hops])
             self.frontier.put_back(dataclasses.replace(candidate, attempts=candidate.attempts + 1))
             return False
+        if visit.outcome is Outcome.THROTTLED:  # its tries spent: the 429/503 is its answer
+            visit = dataclasses.replace(visit, outcome=Outcome.HTTP_ERROR)
         queue = self.processing.length
         busy = self.clock() - dispatched - visit.waited  # a fetcher's time on the page
         self.pool.arrival(candidate.host, busy, queue=queue, active=fetching)

@@ -10,7 +10,9 @@ is not known. A URL whose host's turn went to its robots.txt ends its visit ther
 redirect's target waits in its visit. The next turn of a host whose sitemaps are
 still to be read (`crawler.net.sitemaps`) goes to one of them, as it would to robots.txt
 (`SITEMAP_FIRST`): asked only if robots.txt allows it, through the fetcher and the
-network guard, and followed by the host's delay. Each URL's outcome is decided here, once.
+network guard, and followed by the host's delay. Each URL's outcome is decided here, once;
+whether a throttled URL is tried again or recorded is its settlement's
+(`crawler.engine.settle`), which holds `max_retries`.
 """
 
 from __future__ import annotations
@@ -93,7 +95,6 @@ class Visitor:
         hosts: HostMemory,
         scope: Scope,
         max_redirects: int,
-        max_retries: int,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
@@ -107,7 +108,6 @@ class Visitor:
         self.hosts = hosts
         self.scope = scope
         self.max_redirects = max_redirects
-        self.max_retries = max_retries
         self.clock = clock
         self.wall_clock = wall_clock
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
@@ -239,7 +239,7 @@ class Visitor:
     def _outcome(self, candidate: Candidate, response: Response) -> Outcome:
         if response.status == 304 and candidate.revisit:
             return Outcome.NOT_MODIFIED
-        if response.status in THROTTLE_STATUSES and candidate.attempts < self.max_retries:
+        if response.status in THROTTLE_STATUSES:  # tried again, or an error (`settle`)
             return Outcome.THROTTLED
         if response.status >= 400 or response.status in REDIRECT_STATUSES:
             return Outcome.HTTP_ERROR

@@ -113,7 +113,10 @@ async def test_a_throttled_url_is_tried_again_until_its_tries_are_spent(
     last_try = dataclasses.replace(again, attempts=MAX_RETRIES)
     spent = dataclasses.replace(throttled, candidate=last_try)
     assert await parts.settlement.settle(spent, dispatched=parts.clock.now, fetching=1)
-    assert parts.processing.length == 1  # recorded as what it is
+    assert parts.processing.length == 1  # recorded as what it is: its 429, an error
+    recorded = parts.processing._responses.get_nowait()
+    assert recorded is not None
+    assert (recorded.outcome, recorded.candidate) == (Outcome.HTTP_ERROR, last_try)
 
 
 async def test_a_fetched_page_is_queued_and_the_pool_learns_the_fetchers_time(

@@ -31,7 +31,6 @@ from crawler.telemetry.metrics import CrawlerMetrics
 from policies import BestFirst, Candidate
 from tests.crawler.engine.helpers import (
     HOSTS,
-    MAX_RETRIES,
     Clock,
     host_memory,
     html,
@@ -103,7 +102,6 @@ def build(db: AsyncEngine, metrics: CrawlerMetrics, clock: Clock, *, fetched: Fe
         hosts=hosts,
         scope=Scope.of(HOSTS, None),
         max_redirects=5,
-        max_retries=MAX_RETRIES,
         clock=clock,
         wall_clock=clock.wall,
     )
