@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from testbed_process import served_testbed
 
-from policies.mm1k import critical_gamma
+from policies.pool.mm1k import critical_gamma
 
 HERE = Path(__file__).resolve().parent
 PORT = 18_533

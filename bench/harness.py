@@ -31,7 +31,7 @@ from crawler.config import CrawlConfig, defaults
 from crawler.errors import ConfigError
 from crawler.reporting.history import first_found, harvest_rate, read_ground_truth, read_history
 from crawler.service import run_crawl
-from policies.quality import schedule_performance, upper_bound
+from policies.offline.quality import schedule_performance, upper_bound
 
 CHECKPOINTS = (100, 500, 1000, 5000)
 RECALL_TARGET = 0.9

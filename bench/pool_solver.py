@@ -11,7 +11,7 @@ import argparse
 import statistics
 import time
 
-from policies.fetcher_mdp import PoolModel, relative_value_iteration
+from policies.pool.fetcher_mdp import PoolModel, relative_value_iteration
 
 # lambda, K, gamma, N_s (mu = 1): the Table 1 rows with the most states
 INSTANCES = [(0.01, 15, 2.4, 107), (0.01, 15, 0.4, 91), (0.01, 10, 2.4, 110), (0.01, 5, 2.4, 114)]

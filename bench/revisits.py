@@ -37,7 +37,7 @@ import storage
 from crawler.config import CrawlConfig
 from crawler.engine.revisits import learned_rates
 from crawler.service import run_crawl
-from policies.ephemeral import Source, simulate
+from policies.revisit.ephemeral import Source, simulate
 from testbed.server import Testbed
 from testbed.sources import EphemeralSource
 from testbed.web import WebSpec

@@ -11,12 +11,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from policies.baselines import BestFirst, BreadthFirst
-    from policies.ephemeral import Source, simulate, whittle_index, whittle_indices
-    from policies.fetcher_mdp import PoolModel, PoolPolicy, relative_value_iteration, solve_exactly
-    from policies.frontier import Candidate, LinkContext, PriorityFrontier
-    from policies.labels import LabelModel
-    from policies.mm1k import StaticPool, optimal_fetchers, optimal_traffic
+    from policies.frontier import BestFirst, BreadthFirst, Candidate, LinkContext, PriorityFrontier
+    from policies.pool.fetcher_mdp import (
+        PoolModel,
+        PoolPolicy,
+        relative_value_iteration,
+        solve_exactly,
+    )
+    from policies.pool.mm1k import StaticPool, optimal_fetchers, optimal_traffic
     from policies.registry import (
         PolicySpec,
         frontier_policy_names,
@@ -30,15 +32,16 @@ if TYPE_CHECKING:
         spec,
     )
     from policies.relevance import NotFittedError, TermCounter, TopicScorer
+    from policies.relevance.labels import LabelModel
+    from policies.revisit.ephemeral import Source, simulate, whittle_index, whittle_indices
     from policies.terms import link_text, url_words
 
 _MODULES = {
-    "ephemeral": ("Source", "simulate", "whittle_index", "whittle_indices"),
-    "fetcher_mdp": ("PoolModel", "PoolPolicy", "relative_value_iteration", "solve_exactly"),
-    "baselines": ("BestFirst", "BreadthFirst"),
-    "frontier": ("Candidate", "LinkContext", "PriorityFrontier"),
-    "labels": ("LabelModel",),
-    "mm1k": ("StaticPool", "optimal_fetchers", "optimal_traffic"),
+    "revisit.ephemeral": ("Source", "simulate", "whittle_index", "whittle_indices"),
+    "pool.fetcher_mdp": ("PoolModel", "PoolPolicy", "relative_value_iteration", "solve_exactly"),
+    "frontier": ("BestFirst", "BreadthFirst", "Candidate", "LinkContext", "PriorityFrontier"),
+    "relevance.labels": ("LabelModel",),
+    "pool.mm1k": ("StaticPool", "optimal_fetchers", "optimal_traffic"),
     "registry": (
         "PolicySpec",
         "frontier_policy_names",

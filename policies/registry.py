@@ -19,13 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from policies.baselines import BestFirst, BreadthFirst
-from policies.ephemeral import REVISIT_PRIORITIES
-from policies.fetcher_pool import DynamicPool, FixedPool, LatencyPool, StaticPool
-from policies.frontier import PriorityFrontier
-from policies.qlearning import QLearningFrontier
-from policies.qlearning_settings import QLearningSettings
-from policies.traversals import make_orderer
+from policies.frontier.baselines import BestFirst, BreadthFirst
+from policies.frontier.priority import PriorityFrontier
+from policies.frontier.qlearning.frontier import QLearningFrontier
+from policies.frontier.qlearning.settings import QLearningSettings
+from policies.offline.traversals import make_orderer
+from policies.pool.fetcher_pool import DynamicPool, FixedPool, LatencyPool, StaticPool
+from policies.revisit.ephemeral import REVISIT_PRIORITIES
 
 Kind = Literal["frontier", "pool", "revisit", "traversal"]
 KINDS: tuple[Kind, ...] = ("frontier", "pool", "revisit", "traversal")

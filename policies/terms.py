@@ -10,7 +10,7 @@ vectorizer's token pattern, as the whole text would. Each distinct word of a tex
 hashed once.
 
 The rows come out as the parts of a compressed sparse row matrix (`TermCounts`);
-`policies.relevance.Rows.of` reads them with NumPy.
+`policies.relevance.scorer.Rows.of` reads them with NumPy.
 """
 
 from __future__ import annotations

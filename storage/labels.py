@@ -2,13 +2,13 @@
 labelling next.
 
 A page can be labelled once it is stored with its text: the topic model learns from the
-text (`policies.labels`). Labelling a page again replaces its label.
+text (`policies.relevance.labels`). Labelling a page again replaces its label.
 
 The pages worth labelling are those the topic model is least sure of (uncertainty
 sampling): a page's margin is how far its relevance, as scored when it was fetched, lies
 from the crawl's relevance threshold (recorded in crawl_meta at the crawl's start), the
 boundary between what the crawl counts relevant and what not. The model's relevance is
-its log-odds on the threshold's scale (`policies.labels`), so the smallest margin is the
+its log-odds on the threshold's scale (`policies.relevance.labels`), so the smallest margin is the
 probability nearest one half.
 """
 

@@ -98,7 +98,7 @@ class PageText(Base):
 
 class LabelRow(Base):
     """A user's judgement of a stored page: relevant to the topic or not. The topic
-    model learns from these (`policies.labels`)."""
+    model learns from these (`policies.relevance.labels`)."""
 
     __tablename__ = "labels"
 

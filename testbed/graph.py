@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from policies.link_graph import LinkGraph
+from policies.offline.link_graph import LinkGraph
 from testbed.web import TestbedWeb, WebSpec
 
 

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 from crawler.errors import ConfigError
+from policies.offline.traversals import STATES
 from policies.registry import names
-from policies.traversals import STATES
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,8 +53,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def _experiment(args: argparse.Namespace) -> int:
     from crawler.reporting.ground_truth import read_graph
-    from policies.q_table import LearningSettings
-    from policies.traversals import run_traversals
+    from policies.frontier.qlearning.table import LearningSettings
+    from policies.offline.traversals import run_traversals
     from testbed.graph import web_graph
     from testbed.web import WebSpec
 

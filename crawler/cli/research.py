@@ -140,7 +140,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 def read_sources(path: Path) -> list[Any]:
     """Sources from a CSV file with a header xi,mu,Lambda and optionally C."""
-    from policies.ephemeral import Source
+    from policies.revisit.ephemeral import Source
 
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -178,7 +178,7 @@ def read_sources(path: Path) -> list[Any]:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from policies.ephemeral import simulate
+    from policies.revisit.ephemeral import simulate
 
     sources = read_sources(args.sources)
     try:

@@ -53,7 +53,7 @@ class LabelWatch:
             log.warning("could not read the labels: %s", error)
             return
         # SciPy's optimiser fits the model: loaded by a crawl that has labels, no other
-        from policies.labels import LabelModel
+        from policies.relevance.labels import LabelModel
 
         counter = self.scorer.counter_
         for url_id, text in texts.items():

@@ -8,7 +8,7 @@ the time (`SOLVER_SHARE`): a solve of the MDP takes a core for a tenth of a seco
 more, and rates that wander across the grid's cells would otherwise keep it busy.
 Politeness still decides when each host may be asked: the target
 bounds the visits fetching, not those waiting for their host's turn
-(`policies.fetcher_pool` says how that follows from the paper).
+(`policies.pool.fetcher_pool` says how that follows from the paper).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 from crawler.net.admission import Admission
 from crawler.telemetry.metrics import CrawlerMetrics
-from policies.fetcher_pool import FixedPool
-from policies.rates import KeyedRates
+from policies.pool.fetcher_pool import FixedPool
+from policies.pool.rates import KeyedRates
 
 log = logging.getLogger(__name__)
 

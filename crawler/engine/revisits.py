@@ -29,8 +29,8 @@ import storage
 from crawler.config import sections
 from crawler.pipeline.writer import Committed, PageSignature
 from policies import Candidate
-from policies.ephemeral import plan_revisits
-from policies.source_rates import mean_worths, poisson_rates
+from policies.revisit.ephemeral import plan_revisits
+from policies.revisit.source_rates import mean_worths, poisson_rates
 
 PRIOR_WEIGHT = 1.0  # in items: the worth prior is as strong as one scored item
 PRIOR_RATE = 1.0  # new items a period expected of a source not yet re-visited

@@ -16,7 +16,7 @@ import storage
 from crawler.config import defaults
 from crawler.counts import WIDTH, Counts
 from crawler.telemetry.timeline import requests_per_page
-from policies.source_rates import change_rates
+from policies.revisit.source_rates import change_rates
 
 EXPORT_FIELDS = (
     "url",

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from crawler.errors import GraphFormatError
-from policies.link_graph import LinkGraph
+from policies.offline.link_graph import LinkGraph
 
 
 def read_graph(directory: Path) -> LinkGraph:

@@ -22,7 +22,7 @@ from crawler.reporting.found import found_html
 from crawler.reporting.history import CrawlHistory
 from crawler.reporting.units import duration
 from crawler.telemetry.timeline import requests_per_page
-from policies.quality import schedule_performance, upper_bound
+from policies.offline.quality import schedule_performance, upper_bound
 
 DEFAULT_TRUTH_THRESHOLD = 0.4  # the testbed's: truly relevant at ground truth >= 0.4
 

@@ -10,8 +10,8 @@ import storage
 from crawler.pipeline import frontier_store
 from crawler.pipeline.frontier_store import BoundedFrontier
 from policies import BestFirst, BreadthFirst, Candidate
-from policies.qlearning import QLearningFrontier
-from policies.site_values import SiteValues
+from policies.frontier.qlearning.frontier import QLearningFrontier
+from policies.frontier.qlearning.site_values import SiteValues
 
 
 async def queued_database(db_url: str, count: int):  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from policies.exploration_budget import ExplorationBudget
+from policies.frontier.qlearning.exploration_budget import ExplorationBudget
 from tests.crawler.helpers import SEEN, crawl, html, links, serving, site
 
 WARMUP = ExplorationBudget().warmup  # pages in best-first's order before any exploring

@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry
 from crawler.engine.pool_control import SOLVER_SHARE, PoolControl
 from crawler.net.admission import Admission
 from crawler.telemetry.metrics import CrawlerMetrics
-from policies.fetcher_pool import DynamicPool, PoolSolution, StaticPool
+from policies.pool.fetcher_pool import DynamicPool, PoolSolution, StaticPool
 
 
 class SlowPool(StaticPool):

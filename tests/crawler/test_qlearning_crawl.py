@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import storage
-from policies.link_model import LinkContextModel
-from policies.qlearning import QLearningFrontier
+from policies.frontier.qlearning.frontier import QLearningFrontier
+from policies.frontier.qlearning.link_model import LinkContextModel
 from testbed.server import Testbed
 from testbed.web import WebSpec
 from tests.crawler.helpers import collection, crawl

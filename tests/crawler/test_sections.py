@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from policies.exploration_budget import ExplorationBudget
+from policies.frontier.qlearning.exploration_budget import ExplorationBudget
 from tests.crawler.helpers import SEEN, crawl, html, links, serving, site
 
 # the untried section's optimism counts from the warmup's end (`ExplorationBudget`)
@@ -30,8 +30,9 @@ def docs_site(*, guides_on_topic: bool) -> web.Application:
     last, to a development section whose pages are on the topic; no link of the front
     page names it. With `guides_on_topic` the guides are on the topic as well, and the sections of
     the site tell its pages apart where their links do not. The sections' names are
-    single letters, which no link's words hold (`policies.link_model` drops words of one
-    letter): the link model cannot tell the sections' links apart, only their values."""
+    single letters, which no link's words hold (`policies.frontier.qlearning.link_model`
+    drops words of one letter): the link model cannot tell the sections' links apart,
+    only their values."""
     api = [f"/a/{i}" for i in range(PAGES)]
     guides = [f"/b/{i}" for i in range(PAGES)]
     alternate = [href for pair in zip(api, guides, strict=True) for href in pair]

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from crawler.engine.server_time import ServerTime
-from policies.mm1k import idle_share, stationary_probabilities
+from policies.pool.mm1k import idle_share, stationary_probabilities
 
 
 def simulate(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from policies.ephemeral import (
+from policies.revisit.ephemeral import (
     Simulation,
     Source,
     choose,
@@ -17,7 +17,7 @@ from policies.ephemeral import (
     simulate,
     whittle_index,
 )
-from policies.lspe import ThresholdLearner
+from policies.revisit.lspe import ThresholdLearner
 
 EXAMPLE = [
     Source(xi=1.0, mu=0.7, arrival_rate=250),

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from policies import make_pool_policy, pool_policy_names
-from policies.fetcher_mdp import ARRIVAL, DEPARTURE
-from policies.fetcher_pool import DynamicPool, StaticPool
-from policies.mm1k import optimal_fetchers
+from policies.pool.fetcher_mdp import ARRIVAL, DEPARTURE
+from policies.pool.fetcher_pool import DynamicPool, StaticPool
+from policies.pool.mm1k import optimal_fetchers
 
 
 def test_fixed_keeps_its_size_whatever_happens() -> None:

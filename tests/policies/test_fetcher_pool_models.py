@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policies.fetcher_mdp import PoolModel, relative_value_iteration, solve_exactly
-from policies.mm1k import (
+from policies.pool.fetcher_mdp import PoolModel, relative_value_iteration, solve_exactly
+from policies.pool.mm1k import (
     cost,
     golden_section_minimum,
     optimal_fetchers,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policies import make_pool_policy
-from policies.fetcher_mdp import (
+from policies.pool.fetcher_mdp import (
     ACTIVATE,
     ARRIVAL,
     DEPARTURE,
@@ -23,7 +23,7 @@ from policies.fetcher_mdp import (
     solve_exactly,
     stationary_distribution,
 )
-from policies.mm1k import (
+from policies.pool.mm1k import (
     cost,
     critical_gamma,
     idle_share,

@@ -1,5 +1,5 @@
 """The topic learned from its user's labels: a logistic regression whose prior is the
-topic's cosine (`policies.labels`), as the scorer uses it."""
+topic's cosine (`policies.relevance.labels`), as the scorer uses it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 
 from policies import NotFittedError, TopicScorer
-from policies.labels import LabelModel
+from policies.relevance.labels import LabelModel
 
 TOPIC = "solar energy"
 PANELS = "Solar panels and photovoltaic cells make electricity from sunlight on a rooftop."

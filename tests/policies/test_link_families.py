@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.link_families import LinkFamilies
+from policies.frontier.qlearning.link_families import LinkFamilies
 
 
 def relatives(families: LinkFamilies, page: int) -> list[tuple[int, list[int]]]:

@@ -14,18 +14,23 @@ import numpy as np
 import pytest
 
 from policies import BestFirst, Candidate, LinkContext, make_frontier_policy
-from policies.exploration_budget import ExplorationBudget
 from policies.frontier import HEADS_SLACK, PriorityFrontier
-from policies.link_families import LinkFamilies
-from policies.link_graph import LinkGraph
-from policies.link_model import LinkContextModel, Row, sgd_steps
-from policies.link_tokens import link_tokens
-from policies.q_table import DiscovererTable, LearningSettings, first_fetch_reward, refetch_reward
-from policies.qlearning import QLearningFrontier
-from policies.qlearning_settings import QLearningSettings
-from policies.quality import schedule_performance, upper_bound
-from policies.site_values import SectionSkill, SiteValues, section_of
-from policies.traversals import run_traversals
+from policies.frontier.qlearning.exploration_budget import ExplorationBudget
+from policies.frontier.qlearning.frontier import QLearningFrontier
+from policies.frontier.qlearning.link_families import LinkFamilies
+from policies.frontier.qlearning.link_model import LinkContextModel, Row, sgd_steps
+from policies.frontier.qlearning.link_tokens import link_tokens
+from policies.frontier.qlearning.settings import QLearningSettings
+from policies.frontier.qlearning.site_values import SectionSkill, SiteValues, section_of
+from policies.frontier.qlearning.table import (
+    DiscovererTable,
+    LearningSettings,
+    first_fetch_reward,
+    refetch_reward,
+)
+from policies.offline.link_graph import LinkGraph
+from policies.offline.quality import schedule_performance, upper_bound
+from policies.offline.traversals import run_traversals
 from testbed.graph import web_graph
 from testbed.web import WebSpec
 from tests.realhtml import ARCHIVE

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from policies import Candidate, PriorityFrontier, make_frontier_policy
-from policies.qlearning import QLearningFrontier
-from policies.qlearning_settings import QLearningSettings
+from policies.frontier.qlearning.frontier import QLearningFrontier
+from policies.frontier.qlearning.settings import QLearningSettings
 
 
 @pytest.mark.parametrize(

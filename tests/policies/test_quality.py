@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from policies.quality import (
+from policies.offline.quality import (
     freshness,
     performance,
     recall,

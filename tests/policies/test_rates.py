@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from policies.rates import KeyedRates, NotFittedError, RateEstimator
+from policies.pool.rates import KeyedRates, NotFittedError, RateEstimator
 
 
 def test_the_rate_of_exponential_samples_is_recovered_with_its_uncertainty() -> None:

@@ -9,10 +9,10 @@ import pytest
 from crawler.cli import build_parser
 from crawler.config import REVISIT_POLICIES, CrawlConfig
 from policies import registry
-from policies.ephemeral import plan_revisits
-from policies.link_graph import LinkGraph
-from policies.q_table import LearningSettings
-from policies.traversals import run_traversals
+from policies.frontier.qlearning.table import LearningSettings
+from policies.offline.link_graph import LinkGraph
+from policies.offline.traversals import run_traversals
+from policies.revisit.ephemeral import plan_revisits
 
 
 def test_every_kind_lists_its_policies() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from policies.link_model import Row
-from policies.row_store import RowStore
+from policies.frontier.qlearning.link_model import Row
+from policies.frontier.qlearning.row_store import RowStore
 
 
 def row(key: int) -> Row:

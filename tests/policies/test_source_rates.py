@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from policies.source_rates import ChangeRate, MeanWorth, NotFittedError, PoissonRate
+from policies.revisit.source_rates import ChangeRate, MeanWorth, NotFittedError, PoissonRate
 
 
 def test_poisson_rate_recovers_the_rate_and_starts_from_its_prior() -> None:

@@ -27,7 +27,7 @@ from crawler.pipeline.processor import Processor
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import Candidate, TopicScorer
-from policies.fetcher_pool import FixedPool
+from policies.pool.fetcher_pool import FixedPool
 
 WALL = 1_700_000_000.0  # the wall clock at monotonic 0
 TOPIC = "solar energy panels"

@@ -26,7 +26,7 @@ from crawler.pipeline.frontier_store import BoundedFrontier
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import BestFirst, TopicScorer
-from policies.fetcher_pool import FixedPool
+from policies.pool.fetcher_pool import FixedPool
 from tests.crawler.engine.helpers import HOSTS, TOPIC, Clock, host_memory, queued, sample
 
 HOST = HOSTS[0]

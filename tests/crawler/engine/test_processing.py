@@ -23,7 +23,7 @@ from crawler.pipeline.processor import Processor
 from crawler.pipeline.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import TopicScorer
-from policies.fetcher_pool import FixedPool
+from policies.pool.fetcher_pool import FixedPool
 from tests.crawler.engine.helpers import TOPIC, html, page, queued, sample
 
 SCOPE = Scope.of({"a.example"}, None)

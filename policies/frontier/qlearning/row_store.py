@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from policies.link_model import Row
+from policies.frontier.qlearning.link_model import Row
 
 
 class RowStore:

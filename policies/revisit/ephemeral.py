@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from policies.lspe import ThresholdLearner
+from policies.revisit.lspe import ThresholdLearner
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +217,7 @@ def simulate(
     Deterministic: eq. (2)-(3). Stochastic: eq. (19), where a period adds U rather than
     u; the policy sees the true states every period (`observe="all"`) or only what a
     crawl collects, and otherwise its own expectation (`observe="crawled"`).
-    `lspe` learns its thresholds as it goes (`policies.lspe`), from the rewards alone.
+    `lspe` learns its thresholds as it goes (`policies.revisit.lspe`), from the rewards alone.
     `believed`: the parameters the policy works from, when they are not the true ones
     (e.g. a crawler's estimates); the sources behave as `sources` say.
     """

@@ -3,8 +3,8 @@ estimated relevance ("fringe greedy")."""
 
 from __future__ import annotations
 
-from policies.candidate import Candidate
-from policies.frontier import PriorityFrontier
+from policies.frontier.candidate import Candidate
+from policies.frontier.priority import PriorityFrontier
 
 
 class BreadthFirst(PriorityFrontier):

@@ -21,7 +21,7 @@ How the draft is read here:
   B's inverse is Tikhonov-regularised, as in Section V.
 - Decisions are drawn with the probabilities f_i, as in the paper's experiment; when more
   sources are drawn than the budget allows, those furthest above their thresholds go
-  (the caller's choice; see `policies.ephemeral.simulate`).
+  (the caller's choice; see `policies.revisit.ephemeral.simulate`).
 """
 
 from __future__ import annotations

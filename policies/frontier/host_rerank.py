@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from policies.candidate import Candidate
-from policies.host_heads import HostHeads
-from policies.host_queue import Entry, HostQueue, RerankRound
+from policies.frontier.candidate import Candidate
+from policies.frontier.host_heads import HostHeads
+from policies.frontier.host_queue import Entry, HostQueue, RerankRound
 
 
 class Reprioritizing(HostHeads):

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from policies.link_graph import LinkGraph
-from policies.link_model import LinkContextModel, Row
-from policies.link_tokens import link_tokens
-from policies.q_table import DiscovererTable, LearningSettings
-from policies.quality import schedule_performance, upper_bound
+from policies.frontier.qlearning.link_model import LinkContextModel, Row
+from policies.frontier.qlearning.link_tokens import link_tokens
+from policies.frontier.qlearning.table import DiscovererTable, LearningSettings
+from policies.offline.link_graph import LinkGraph
+from policies.offline.quality import schedule_performance, upper_bound
 
 TRAVERSAL_POLICIES = ("qlearning", "best-first", "bfs", "random")
 STATES = ("discoverer", "links")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 
-from policies.host_queue import Entry, Head, HostQueue
+from policies.frontier.host_queue import Entry, Head, HostQueue
 
 HEADS_SLACK = 64  # stale head entries tolerated beyond two per host before a rebuild
 

@@ -2,8 +2,8 @@
 
 A frontier policy is pushed candidates, told what each fetch found, and pops the next
 candidate among the hosts that are ready (politeness decides readiness, the policy
-decides order). The baselines (`policies.baselines`) and the learned frontier
-(`policies.qlearning`) subclass `PriorityFrontier` with their own `priority`; the
+decides order). The baselines (`policies.frontier.baselines`) and the learned frontier
+(`policies.frontier.qlearning.frontier`) subclass `PriorityFrontier` with their own `priority`; the
 ranks of its hosts and groups are `HostHeads`', its re-ranking `Reprioritizing`'s.
 """
 
@@ -18,12 +18,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from policies.candidate import Candidate, LinkContext
-from policies.host_heads import HEADS_SLACK
-from policies.host_queue import Head, HostQueue, RerankRound
-from policies.host_rerank import Reprioritizing
-
-__all__ = ["HEADS_SLACK", "Candidate", "LinkContext", "PriorityFrontier"]
+from policies.frontier.candidate import Candidate
+from policies.frontier.host_queue import Head, HostQueue, RerankRound
+from policies.frontier.host_rerank import Reprioritizing
 
 
 class PriorityFrontier(Reprioritizing):

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from policies.link_families import LinkFamilies
-from policies.qlearning_settings import QLearningSettings
-from policies.relevance import DEFAULT_LINK_TEXT_WEIGHT
+from policies.frontier.qlearning.link_families import LinkFamilies
+from policies.frontier.qlearning.settings import QLearningSettings
+from policies.relevance.scorer import DEFAULT_LINK_TEXT_WEIGHT
 
 
 class RankedQueue(Protocol):

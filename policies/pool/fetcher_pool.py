@@ -16,7 +16,7 @@ solution is wanted only when an estimate crosses into another cell, and solution
 kept by cell, so rates that come back to a cell solved before cost no new solve.
 
 The processor may be a pool of c workers (`servers`, default 1): the models are then
-the paper's with c servers, M/M/c/K (`policies.mm1k` and `policies.fetcher_mdp` say how
+the paper's with c servers, M/M/c/K (`policies.pool.mm1k` and `policies.pool.fetcher_mdp` say how
 the extension follows from the paper). mu is the rate of one worker (one over the time
 a worker spends on a page), K counts the pages in the workers as well as those waiting,
 and K >= c. With c = 1 everything is as in the paper.
@@ -58,14 +58,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from policies.fetcher_mdp import (
+from policies.pool.fetcher_mdp import (
     ARRIVAL,
     DEPARTURE,
     PoolModel,
     PoolPolicy,
     relative_value_iteration,
 )
-from policies.mm1k import check_servers, critical_gamma, optimal_fetchers
+from policies.pool.mm1k import check_servers, critical_gamma, optimal_fetchers
 
 DEFAULT_TOLERANCE = 0.1  # the grid's relative step: re-solve when lambda or mu moves 10%
 SOLUTIONS_KEPT = 64  # solutions kept by grid cell

@@ -16,7 +16,7 @@ an expanded topic (Rocchio relevance feedback): the phrase plus the centroid of 
 pages found relevant so far (`add_feedback`). Page relevance stays the cosine with the
 topic as given, so its meaning does not drift during a crawl, until its user labels pages:
 then it is the cosine moved by what a logistic regression learned from the labels
-(`learn_labels`, `policies.labels`), and with no labels the cosine exactly.
+(`learn_labels`, `policies.relevance.labels`), and with no labels the cosine exactly.
 """
 
 from __future__ import annotations
@@ -27,20 +27,17 @@ from typing import TYPE_CHECKING, Self
 import numpy as np
 
 from policies.errors import NotFittedError
-from policies.learned_counts import LearnedCounts
-from policies.term_rows import Rows, TermCounter, normalized_rows, row_sums
+from policies.relevance.learned_counts import LearnedCounts
+from policies.relevance.term_rows import Rows, TermCounter, normalized_rows, row_sums
 from policies.terms import DEFAULT_N_FEATURES
 
 if TYPE_CHECKING:
-    from policies.labels import LabelModel
+    from policies.relevance.labels import LabelModel
 
 __all__ = [
     "ANCHOR_WEIGHT",
     "DEFAULT_FEEDBACK_WEIGHT",
     "DEFAULT_LINK_TEXT_WEIGHT",
-    "NotFittedError",
-    "Rows",
-    "TermCounter",
     "TopicScorer",
 ]
 

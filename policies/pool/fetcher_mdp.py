@@ -14,7 +14,7 @@ min{q+1, K}; this is the reading that reproduces the paper's Table 1.
 A processor of c workers (`servers`, M/M/c/K) changes the model in two places, the
 service rate and the starvation cost, and nowhere else. q is the pages in the system
 (waiting or in service), so min(q, c) workers are busy and pages leave at rate
-min(q, c) mu: the birth-death chain of `policies.mm1k` with the fetchers' births lambda r.
+min(q, c) mu: the birth-death chain of `policies.pool.mm1k` with the fetchers' births lambda r.
 Uniformisation needs a rate no smaller than any state's total, so nu = lambda N + c mu;
 the next event of a post-decision pair (q', r') is a departure with probability
 min(q', c) mu / nu, an arrival with lambda r' / nu, fictitious the rest. The starvation cost
@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from policies.mm1k import check_queue
+from policies.pool.mm1k import check_queue
 
 if TYPE_CHECKING:
     import scipy.sparse as sp

@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from policies.frontier import Candidate, LinkContext
-from policies.link_model import LinkContextModel, Row
-from policies.link_tokens import link_tokens
-from policies.row_store import RowStore
+from policies.frontier.candidate import Candidate, LinkContext
+from policies.frontier.qlearning.link_model import LinkContextModel, Row
+from policies.frontier.qlearning.link_tokens import link_tokens
+from policies.frontier.qlearning.row_store import RowStore
 
 
 class HeldLinks:

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from policies.exploration_budget import ExplorationBudget
-from policies.link_model import LinkContextModel
+from policies.frontier.qlearning.exploration_budget import ExplorationBudget
+from policies.frontier.qlearning.link_model import LinkContextModel
+from policies.frontier.qlearning.site_values import SectionSkill, SiteValues
 from policies.npz import is_npz, npz_bytes
-from policies.site_values import SectionSkill, SiteValues
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,6 +1,6 @@
 """The paper's Q-learning as it stands (O'Meara & Patel, eq. 10-11): the reward of a
 fetch, and Q(x, fetch) in a table keyed by the page that discovered the URL, learned over
-repeated traversals of one graph (`policies.traversals` replays them)."""
+repeated traversals of one graph (`policies.offline.traversals` replays them)."""
 
 from __future__ import annotations
 

@@ -7,17 +7,17 @@ a fetch reveals, those no other fetch had revealed:
     Q(x_i, 1) := (1 - a) Q(x_i, 1) + a (g + gamma sum_{j new child of i} Q(x_j, 1))
 
 (the arm's own next term, re-fetching a page, is zero on a graph that does not change),
-with the reward g of eq. (11): a page's relevance on its first fetch (`q_table`). The
+with the reward g of eq. (11): a page's relevance on its first fetch (`table`). The
 priority is Whittle's index of eq. (9), Q(x, 1) - Q(x, 2). A page is fetched once and is
 then worth nothing, and waiting earns nothing and leaves its state as it is; for such an
 arm the subsidy for passivity that makes waiting as good as fetching is Q(x, 1) itself,
-so the index is Q(x, 1). Quality is eq. (1)-(3) (`policies.quality`).
+so the index is Q(x, 1). Quality is eq. (1)-(3) (`policies.offline.quality`).
 
-The state x is the link's context (`policies.link_model`), which generalises within one
-crawl, where the paper's is the page that discovered the URL (`policies.q_table`). The
-children of a page then share values with it, and the sum of eq. (10) diverges; a
-revealed child is counted by what it adds over the subsidy of Whittle's relaxation, the
-running value of what the crawler fetches anyway.
+The state x is the link's context (`link_model`), which generalises within one crawl,
+where the paper's is the page that discovered the URL (`table`). The children of a page
+then share values with it, and the sum of eq. (10) diverges; a revealed child is counted
+by what it adds over the subsidy of Whittle's relaxation, the running value of what the
+crawler fetches anyway.
 
 The live frontier, `QLearningFrontier`, is that model with the parts it is composed of:
 the held links' features (`HeldLinks`), the hosts' and sections' values (`SiteValues`,
@@ -34,17 +34,18 @@ from dataclasses import replace
 
 import numpy as np
 
-from policies.exploration_budget import ExplorationBudget
-from policies.frontier import Candidate, PriorityFrontier
-from policies.held_links import HeldLinks, scores_of
-from policies.link_families import LinkFamilies
-from policies.link_model import LinkContextModel, Row
-from policies.q_table import first_fetch_reward
-from policies.qlearning_settings import QLearningSettings
-from policies.qlearning_state import SavedFrontier, merge_models
-from policies.relatives import Relatives
-from policies.reranking import Reranking
-from policies.site_values import SectionSkill, SiteValues, section_of
+from policies.frontier.candidate import Candidate
+from policies.frontier.priority import PriorityFrontier
+from policies.frontier.qlearning.exploration_budget import ExplorationBudget
+from policies.frontier.qlearning.held_links import HeldLinks, scores_of
+from policies.frontier.qlearning.link_families import LinkFamilies
+from policies.frontier.qlearning.link_model import LinkContextModel, Row
+from policies.frontier.qlearning.relatives import Relatives
+from policies.frontier.qlearning.reranking import Reranking
+from policies.frontier.qlearning.saved import SavedFrontier, merge_models
+from policies.frontier.qlearning.settings import QLearningSettings
+from policies.frontier.qlearning.site_values import SectionSkill, SiteValues, section_of
+from policies.frontier.qlearning.table import first_fetch_reward
 
 # the sections' weight follows their skill in steps of this: each step ranks every
 # section again (`PriorityFrontier.refresh_all`)
