@@ -13,7 +13,6 @@ LONGER = {
     "crawler/engine/engine.py",
     "crawler/net/visit.py",
     "crawler/pipeline/processor.py",
-    "crawler/service.py",
 }
 
 
