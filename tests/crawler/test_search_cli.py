@@ -10,7 +10,7 @@ import pytest
 
 from crawler.cli import main
 from crawler.cli.search import find
-from testbed.server import Testbed
+from testbed.server import ServerSpec, Testbed
 from testbed.web import WebSpec
 from tests.crawler.helpers import crawl, crawled_site, html, stored
 
@@ -80,7 +80,8 @@ async def test_search_answers_from_another_connection_while_a_crawl_writes(
     tmp_path: Path,
 ) -> None:
     db = str(tmp_path / "crawl.db")
-    async with Testbed(WebSpec(pages=600, hosts=2, seed=3)) as bed:
+    # answers of 20 ms: the crawl takes seconds, so that searches land while it writes
+    async with Testbed(WebSpec(pages=600, hosts=2, seed=3), ServerSpec(latency=0.02)) as bed:
         crawling = asyncio.create_task(
             crawl(db, bed.seeds, allowed_domains=tuple(bed.hostnames), max_pages=400)
         )
