@@ -28,6 +28,7 @@ from crawler.net.resolver import CachingResolver
 from crawler.net.scope import Scope
 from crawler.net.url_filters import UrlFilters
 from crawler.net.urls import strip_parameters
+from crawler.pipeline import language
 from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.warc_files import WarcArchive
 from crawler.startup import (
@@ -102,6 +103,10 @@ async def run_crawl(
                 inline_below=config.inline_below,
                 stripped=config.strip_params,
             )
+        if analysis is None or config.inline_below > 0:
+            # the language model (some 80 MB, 0.6 s of CPU) loads before the crawl, not on
+            # its loop at the first page analysed there, which would stall every visit
+            await asyncio.to_thread(language.load_model)
         await storage.check_writable(db)
         await storage.create_schema(db)
         crawl_id = await record_start(db, config, seeds)

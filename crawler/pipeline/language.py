@@ -24,6 +24,11 @@ def _identifier() -> Any:
     return LanguageIdentifier.from_model_file(MODEL_FILE)
 
 
+def load_model() -> None:
+    """Load the model now, where a first page's wait for it would hold others up."""
+    _identifier()
+
+
 def detect_language(text: str) -> str | None:
     """The ISO 639-1 code of the language the text's start is in; None for a text of
     fewer than `MIN_CHARS` characters, or in a language without such a code."""

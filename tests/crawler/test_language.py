@@ -87,3 +87,23 @@ async def test_without_languages_every_page_is_followed_and_its_language_recorde
         await crawl(db, [base])
     pages = await collection(db)
     assert pages[f"{base}more"].language == "de"
+
+
+async def test_the_model_is_loaded_before_the_first_request_not_on_the_crawls_loop(
+    tmp_path: Path,
+) -> None:
+    """Loading it takes a second of CPU or more on a busy machine: at the first page
+    analysed on the event loop, every visit and the API would wait for it."""
+    from aiohttp import web
+
+    loaded_at_first_page: list[int] = []
+
+    async def first(_request: web.Request) -> web.Response:
+        loaded_at_first_page.append(_identifier.cache_info().currsize)
+        return web.Response(text=page(ENGLISH), content_type="text/html")
+
+    _identifier.cache_clear()  # as in a crawler's own process
+    db = f"sqlite+aiosqlite:///{tmp_path / 'crawl.db'}"
+    async with serving(site({"/": first})) as base:
+        await crawl(db, [base])
+    assert loaded_at_first_page == [1]
