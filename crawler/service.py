@@ -41,7 +41,7 @@ from crawler.startup import (
 from crawler.telemetry.console import Console
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.metrics_server import MetricsServer
-from crawler.web import Api, DatabaseThread, build_app
+from crawler.web import Api, build_app
 from policies import TopicScorer, make_frontier_policy
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,6 @@ async def run_crawl(
     archive: WarcArchive | None = None
     processors = config.processor_count()
     analysis: AnalysisPool | None = None
-    api_database: DatabaseThread | None = None  # the API's reads and writes (crawler.web)
     try:
         lock = storage.lock_for_crawl(db)  # one crawl at a time on a SQLite file
         if processors > 1:
@@ -140,22 +139,19 @@ async def run_crawl(
         engine, fetcher = crawl.engine, crawl.fetcher
         server = None
         if config.metrics_port:
-            api_database = DatabaseThread(config.db)
+            api = Api(
+                engine=engine,
+                db_url=config.db,
+                scope=scope,
+                token=config.api_token,
+                relevance_threshold=config.relevance_threshold,
+            )
             server = MetricsServer(
                 registry,
                 host=config.metrics_host,
                 port=config.metrics_port,
                 health=functools.partial(_health, engine, retry),
-                app=build_app(
-                    Api(
-                        engine=engine,
-                        database=api_database,
-                        scope=scope,
-                        token=config.api_token,
-                        relevance_threshold=config.relevance_threshold,
-                    ),
-                    host_names=config.api_hosts,
-                ),
+                app=build_app(api, host_names=config.api_hosts),
             )
             await server.start()
             log.info("metrics at %s", server.url)
@@ -184,8 +180,6 @@ async def run_crawl(
             await _close_quietly("analysis workers", analysis.close())
         if archive is not None:
             archive.release()  # still open only if the crawl failed
-        if api_database is not None:
-            await _close_quietly("the API's database", api_database.close())
         await _close_quietly("database", db.dispose())
         await _close_quietly("resolver", resolver.close())
         if lock is not None:  # after the crawl's last write

@@ -1,11 +1,17 @@
 """The small HTTP server for /metrics (Prometheus text format) and /healthz (JSON: 200
 with status ok, 503 with what is wrong), beside the routes of the application it is
-given (the daemon's API and web page, `crawler.web`)."""
+given (the daemon's API and web page, `crawler.web`). It serves from an event loop on a
+thread of its own, so that a crawl's busy loop does not hold its answers up: its
+handlers read the crawl's state only through what is safe across threads (the
+registry's locked values, counters read whole, `crawler.web.api`'s snapshot)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -27,8 +33,27 @@ class MetricsServer:
         self.health = health
         self.app = app if app is not None else web.Application()
         self._runner: web.AppRunner | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
 
     async def start(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="metrics-server", daemon=True
+        )
+        self._thread.start()
+        try:
+            await self._on_thread(self._serve())
+        except BaseException:
+            await self._end_thread()
+            raise
+
+    async def stop(self) -> None:
+        if self._thread is not None:
+            await self._on_thread(self._cleanup())
+            await self._end_thread()
+
+    async def _serve(self) -> None:
         app = self.app
         app.router.add_get("/metrics", self._metrics)
         app.router.add_get("/healthz", self._healthz)
@@ -38,18 +63,29 @@ class MetricsServer:
         try:
             await site.start()
         except OSError as error:
-            await self._runner.cleanup()
-            self._runner = None
+            await self._cleanup()
             raise OSError(
                 error.errno,
                 f"cannot serve metrics on {self.host}:{self.port}: {error.strerror} "
                 "(choose another --metrics-port, or 0 to disable)",
             ) from error
 
-    async def stop(self) -> None:
+    async def _cleanup(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    async def _on_thread(self, work: Coroutine[Any, Any, None]) -> None:
+        assert self._loop is not None
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self._loop))
+
+    async def _end_thread(self) -> None:
+        assert self._loop is not None
+        assert self._thread is not None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        await asyncio.to_thread(self._thread.join)
+        self._loop.close()
+        self._loop, self._thread = None, None
 
     @property
     def url(self) -> str:

@@ -2,7 +2,6 @@
 
 from crawler.web.api import Api
 from crawler.web.app import build_app
-from crawler.web.database_thread import DatabaseThread
 from crawler.web.openapi import openapi_document
 
-__all__ = ["Api", "DatabaseThread", "build_app", "openapi_document"]
+__all__ = ["Api", "build_app", "openapi_document"]

@@ -21,6 +21,7 @@ def build_app(api: Api, *, host_names: tuple[str, ...] = ()) -> web.Application:
         client_max_size=MAX_BODY, middlewares=[errors_as_json, answer_known_hosts(host_names)]
     )
     app.on_response_prepare.append(add_security_headers)
+    app.on_cleanup.append(api.close)  # its engine closes on the loop that used it
     document = openapi_document()
 
     async def openapi(_request: web.Request) -> web.Response:

@@ -295,3 +295,25 @@ async def test_the_api_and_page_answer_only_addresses_localhost_and_the_names_gi
             daemon.api + path, headers={"Host": "crawler-daemon:9410"}
         ) as answer:
             assert answer.status == 200, path
+
+
+async def test_a_search_answers_while_the_crawls_loop_is_held(daemon: Daemon) -> None:
+    """The server and its database work run on a thread of their own: a crawl keeping
+    its loop busy (here: held outright) does not hold a search up."""
+    import threading
+    import time
+    import urllib.request
+
+    answered: list[tuple[float, int]] = []
+
+    def ask() -> None:
+        with urllib.request.urlopen(daemon.api + "/api/v1/search?q=sunlight", timeout=10) as got:
+            answered.append((time.monotonic(), got.status))
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    time.sleep(0.8)  # noqa: ASYNC251 - the crawl's loop (this test's) held, as by a long page
+    held_until = time.monotonic()
+    asker.join(10)
+    assert [status for _, status in answered] == [200]
+    assert answered[0][0] < held_until
