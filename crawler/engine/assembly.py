@@ -138,6 +138,7 @@ async def assemble(
         hosts=hosts,
         scope=scope,
         max_redirects=fetch.max_redirects,
+        max_retries=polite.max_retries,
         conditional_headers=revisits.conditional_headers,
         holds=(lambda host: True) if leases is None else leases.holds,
     )
@@ -218,7 +219,6 @@ async def assemble(
         processing=processing,
         pool=pool,
         metrics=metrics,
-        max_retries=polite.max_retries,
         drop_at_full_queue=config.pool.drop_at_full_queue,
     )
     lease_keeper = None

@@ -1,7 +1,7 @@
 """A visit's fate once its fetching is over, decided in one place: put back for its
 host's next turn (its turn went to robots.txt or a sitemap, whose URLs go to the
 writer with the host's record: not a page, nor counted as one), tried again later
-(429/503 and deferred robots.txt, within `max_retries`), lost to a full processor queue
+(as its outcome's decision says, `crawler.deciding`), lost to a full processor queue
 (only with `drop_at_full_queue`, Talim et al.'s loss), or queued for the processor, its
 fetcher waiting for room if the queue is full (blocking after service).
 
@@ -40,7 +40,6 @@ class Settlement:
         processing: Processing,
         pool: PoolControl,
         metrics: CrawlerMetrics,
-        max_retries: int,
         drop_at_full_queue: bool,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -51,7 +50,6 @@ class Settlement:
         self.processing = processing
         self.pool = pool
         self.metrics = metrics
-        self.max_retries = max_retries
         self.drop_at_full_queue = drop_at_full_queue
         self.clock = clock
 
@@ -68,14 +66,12 @@ class Settlement:
             if visit.sitemap is not None:
                 self._write_sitemap(visit.sitemap, candidate)
             return False
-        if visit.outcome.retried and candidate.attempts < self.max_retries:
+        if visit.again:
             self.metrics.observe_outcome(visit.outcome)
             self._archive_unstored(visit)
             self.fetched.end([candidate.url, *visit.hops])
             self.frontier.put_back(dataclasses.replace(candidate, attempts=candidate.attempts + 1))
             return False
-        if visit.outcome is Outcome.THROTTLED:  # its tries spent: the 429/503 is its answer
-            visit = dataclasses.replace(visit, outcome=Outcome.HTTP_ERROR)
         queue = self.processing.length
         busy = self.clock() - dispatched - visit.waited  # a fetcher's time on the page
         self.pool.arrival(candidate.host, busy, queue=queue, active=fetching)

@@ -10,9 +10,8 @@ is not known. A URL whose host's turn went to its robots.txt ends its visit ther
 redirect's target waits in its visit. The next turn of a host whose sitemaps are
 still to be read (`crawler.net.sitemaps`) goes to one of them, as it would to robots.txt
 (`SITEMAP_FIRST`): asked only if robots.txt allows it, through the fetcher and the
-network guard, and followed by the host's delay. Each URL's outcome is decided here, once;
-whether a throttled URL is tried again or recorded is its settlement's
-(`crawler.engine.settle`), which holds `max_retries`.
+network guard, and followed by the host's delay. Where a visit ends it has gathered the
+facts its outcome is decided from (`crawler.deciding`), with whether it is tried again.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from datetime import UTC, datetime
 
 from yarl import URL
 
+from crawler.deciding import REDIRECT_STATUSES, THROTTLE_STATUSES, Facts, decide
 from crawler.net.exchange import Exchange
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.fetcher import Fetcher, FetchError, Response
@@ -44,10 +44,8 @@ from policies import Candidate
 
 log = logging.getLogger(__name__)
 
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # the host was never asked: its address refused, or its name not found
 NO_REQUEST_MADE = frozenset({Outcome.PRIVATE_NETWORK, Outcome.DNS_ERROR})
-THROTTLE_STATUSES = frozenset({429, 503})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +61,7 @@ class Visit:
     exchanges: tuple[Exchange, ...] = ()  # every answer, robots.txt too, when captured
     robots_fetched: tuple[str, ...] = ()  # hosts whose robots.txt this visit fetched
     sitemap: SitemapRead | None = None  # the sitemap its host's turn went to
+    again: bool = False  # back to the frontier for another try (`crawler.deciding`)
 
     @property
     def status(self) -> int | None:
@@ -95,6 +94,7 @@ class Visitor:
         hosts: HostMemory,
         scope: Scope,
         max_redirects: int,
+        max_retries: int,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         conditional_headers: Callable[[Candidate], Mapping[str, str]] = lambda candidate: {},
@@ -108,6 +108,7 @@ class Visitor:
         self.hosts = hosts
         self.scope = scope
         self.max_redirects = max_redirects
+        self.max_retries = max_retries  # tries of a URL throttled or deferred
         self.clock = clock
         self.wall_clock = wall_clock
         self.conditional_headers = conditional_headers  # for re-visits, of the first hop
@@ -168,7 +169,7 @@ class Visitor:
                     try:
                         found = await self._ask_robots(turn, host, robots, trail, first=True)
                     except FetchError as error:  # no request made: refused, or no such name
-                        return Visit(candidate, error.outcome, str(url))
+                        return self._ended(candidate, Facts(met=error.outcome), str(url))
                     trail.robots_fetched.append(host)
                     if len(chain) > 1 or isinstance(found, URL):
                         continue  # a redirect's target waits here for the next turn
@@ -178,17 +179,18 @@ class Visitor:
                     now = self.clock()
                     self.politeness.defer(host, now, now + self.robots.retry)
                     self.hosts.changed(host)
-                    return Visit(candidate, Outcome.DEFERRED, str(url))
+                    return self._ended(candidate, Facts(met=Outcome.DEFERRED), str(url))
                 if turn.feedback is None and len(chain) == 1 and not candidate.revisit:
                     read = await self._read_sitemap(turn, host, url.origin(), entry)
                     if read is not None:
-                        return Visit(candidate, Outcome.SITEMAP_FIRST, str(url), sitemap=read)
+                        visit = self._ended(candidate, Facts(met=Outcome.SITEMAP_FIRST), str(url))
+                        return dataclasses.replace(visit, sitemap=read)
                 if verdict is Verdict.DISALLOW:
-                    return Visit(candidate, Outcome.ROBOTS, str(url))
+                    return self._ended(candidate, Facts(met=Outcome.ROBOTS), str(url))
                 if turn.feedback is not None:
                     # the turn went to robots.txt: the URL's next turn comes through the
                     # frontier, which gives the wait to other hosts' URLs
-                    return Visit(candidate, Outcome.ROBOTS_FIRST, str(url))
+                    return self._ended(candidate, Facts(met=Outcome.ROBOTS_FIRST), str(url))
                 started = self.clock()
                 first_hop = len(chain) == 1
                 try:
@@ -197,9 +199,9 @@ class Visitor:
                     )
                 except FetchError as error:
                     turn.answered(Feedback.FAILURE)
-                    return Visit(
+                    return self._ended(
                         candidate,
-                        error.outcome,
+                        Facts(met=error.outcome),
                         str(url),
                         seconds=self.clock() - started,
                         fetched_at=_utc(self.wall_clock()),
@@ -209,19 +211,21 @@ class Visitor:
             fetched_at = _utc(self.wall_clock())
             seconds = self.clock() - started
             if response.status not in REDIRECT_STATUSES or not response.location:
-                outcome = self._outcome(candidate, response)
-                return Visit(candidate, outcome, str(url), response, fetched_at, seconds)
+                facts = _answered(response)
+                return self._ended(candidate, facts, str(url), response, fetched_at, seconds)
             try:
                 target = canonicalize(response.location, base=url)
             except BadUrlError:
-                return Visit(candidate, Outcome.BAD_REDIRECT, str(url), response, fetched_at)
+                facts = Facts(met=Outcome.BAD_REDIRECT)
+                return self._ended(candidate, facts, str(url), response, fetched_at)
             refused = self._refused_hop(chain, target)
             if refused is None and host_key(target) != host and not self.holds(host_key(target)):
                 refused = Outcome.REDIRECT_QUEUED  # its holder fetches it, in its turn
             if refused is None and not await self.fetched.claim(str(target)):
                 refused = Outcome.DUPLICATE
             if refused is not None:
-                return Visit(candidate, refused, str(target), response, fetched_at)
+                facts = Facts(met=refused)
+                return self._ended(candidate, facts, str(target), response, fetched_at)
             chain.add(str(target))
             trail.hops.append(str(target))
             url, host = target, host_key(target)
@@ -236,18 +240,19 @@ class Visitor:
             return Outcome.OUT_OF_SCOPE
         return None
 
-    def _outcome(self, candidate: Candidate, response: Response) -> Outcome:
-        if response.status == 304 and candidate.revisit:
-            return Outcome.NOT_MODIFIED
-        if response.status in THROTTLE_STATUSES:  # tried again, or an error (`settle`)
-            return Outcome.THROTTLED
-        if response.status >= 400 or response.status in REDIRECT_STATUSES:
-            return Outcome.HTTP_ERROR
-        if response.truncated:
-            return Outcome.TOO_LARGE
-        if not response.is_html:
-            return Outcome.NOT_HTML
-        return Outcome.OK
+    def _ended(
+        self,
+        candidate: Candidate,
+        facts: Facts,
+        final_url: str,
+        response: Response | None = None,
+        fetched_at: datetime | None = None,
+        seconds: float = 0.0,
+    ) -> Visit:
+        """The visit, its outcome decided from what it found and the URL's tries."""
+        facts = dataclasses.replace(facts, revisit=candidate.revisit, tries=candidate.attempts)
+        outcome, again = decide(facts, max_retries=self.max_retries)
+        return Visit(candidate, outcome, final_url, response, fetched_at, seconds, again=again)
 
     async def _follow_robots(self, host: str, target: URL, trail: _Trail) -> RobotsEntry:
         """Follow `host`'s robots.txt redirects from `target`, up to five in all (RFC
@@ -363,6 +368,10 @@ def _sitemap_read(
             if host_key(child) == host:
                 plan.add(str(child), depth + 1)
     return SitemapRead(host, url, result)
+
+
+def _answered(response: Response) -> Facts:
+    return Facts(status=response.status, truncated=response.truncated, html=response.is_html)
 
 
 def _feedback(response: Response) -> Feedback:

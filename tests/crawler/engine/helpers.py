@@ -32,7 +32,6 @@ from policies.pool.fetcher_pool import FixedPool
 WALL = 1_700_000_000.0  # the wall clock at monotonic 0
 TOPIC = "solar energy panels"
 HOSTS = ("a.example", "b.example")  # the crawl's scope
-MAX_RETRIES = 2
 
 
 class Clock:
@@ -127,7 +126,6 @@ def settlement(
         processing=processing,
         pool=pool,
         metrics=metrics,
-        max_retries=MAX_RETRIES,
         drop_at_full_queue=drop,
         clock=clock,
     )

@@ -1,5 +1,5 @@
 """A visit's fate once fetched, decided in one place: put back untried (its turn went to
-robots.txt), tried again (429/503, within max_retries), lost at a full queue (only with
+robots.txt), tried again (its decision, crawler.deciding), lost at a full queue (only with
 the paper's loss), or queued for the processor, waiting with its fetcher for room."""
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from crawler.telemetry.metrics import CrawlerMetrics
 from policies import BestFirst, Candidate
 from tests.crawler.engine.helpers import (
     HOSTS,
-    MAX_RETRIES,
     Clock,
     host_memory,
     html,
@@ -94,29 +93,31 @@ async def test_a_url_whose_turn_went_to_robots_txt_goes_back_untried(
     assert parts.processing.length == 0
 
 
-async def test_a_throttled_url_is_tried_again_until_its_tries_are_spent(
+async def test_a_url_to_be_tried_again_goes_back_with_a_try_counted_and_its_answers_archived(
     parts: Parts, metrics: CrawlerMetrics
 ) -> None:
     candidate = await parts.dispatched("page")
     hop = f"http://{HOST}/moved"
     parts.fetched.begin(hop)  # a redirect's target the visit took on
     exchanges = (answer(hop, status=429),)
-    throttled = Visit(candidate, Outcome.THROTTLED, hop, hops=(hop,), exchanges=exchanges)
+    throttled = Visit(
+        candidate, Outcome.THROTTLED, hop, hops=(hop,), exchanges=exchanges, again=True
+    )
     assert not await parts.settlement.settle(throttled, dispatched=parts.clock.now, fetching=1)
-    again = parts.next()
-    assert again == dataclasses.replace(candidate, attempts=1)
+    assert parts.next() == dataclasses.replace(candidate, attempts=1)
     assert candidate.url not in parts.fetched
     assert hop not in parts.fetched
     assert sample(metrics, "crawler_fetches_total", outcome="throttled") == 1
     assert parts.writer.pending == 1  # its 429 is archived: the server sent it
-    assert again is not None
-    last_try = dataclasses.replace(again, attempts=MAX_RETRIES)
-    spent = dataclasses.replace(throttled, candidate=last_try)
-    assert await parts.settlement.settle(spent, dispatched=parts.clock.now, fetching=1)
-    assert parts.processing.length == 1  # recorded as what it is: its 429, an error
+
+
+async def test_a_url_decided_to_be_recorded_goes_to_the_processor_as_it_is(parts: Parts) -> None:
+    candidate = await parts.dispatched("page")
+    deferred = Visit(candidate, Outcome.DEFERRED, candidate.url)  # its tries spent
+    assert await parts.settlement.settle(deferred, dispatched=parts.clock.now, fetching=1)
     recorded = parts.processing._responses.get_nowait()
     assert recorded is not None
-    assert (recorded.outcome, recorded.candidate) == (Outcome.HTTP_ERROR, last_try)
+    assert (recorded.outcome, recorded.candidate) == (Outcome.DEFERRED, candidate)
 
 
 async def test_a_fetched_page_is_queued_and_the_pool_learns_the_fetchers_time(

@@ -102,6 +102,7 @@ def build(db: AsyncEngine, metrics: CrawlerMetrics, clock: Clock, *, fetched: Fe
         hosts=hosts,
         scope=Scope.of(HOSTS, None),
         max_redirects=5,
+        max_retries=2,
         clock=clock,
         wall_clock=clock.wall,
     )
