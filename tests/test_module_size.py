@@ -11,8 +11,6 @@ MAX_LINES = 350
 LONGER = {
     "crawler/config/settings.py",
     "crawler/engine/engine.py",
-    "crawler/net/visit.py",
-    "crawler/pipeline/processor.py",
 }
 
 

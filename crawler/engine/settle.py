@@ -23,7 +23,7 @@ from crawler.net.sitemaps import SitemapRead
 from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
 from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.processor import page_captures
+from crawler.pipeline.visit_records import page_captures
 from crawler.pipeline.writer import SitemapWrite, StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import Candidate

@@ -30,6 +30,8 @@ ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
 # brings it) takes br's import name but fails every answer aiohttp decodes with it
 ACCEPT_ENCODING = "gzip, deflate"
 READ_CHUNK = 64 * 1024
+# the host was never asked: its address refused, or its name not found
+NO_REQUEST_MADE = frozenset({Outcome.PRIVATE_NETWORK, Outcome.DNS_ERROR})
 
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
 

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
+from crawler.deciding import THROTTLE_STATUSES
+
 BACKOFF_FACTOR = 2.0
 RECOVERY_FACTOR = 0.5  # each success halves the backoff, down to 1
 FAILURES_BEFORE_BACKOFF = 2  # connection errors and timeouts in a row
@@ -22,6 +24,11 @@ class Feedback(Enum):
     SUCCESS = "success"  # the host answered (any status but 429/503 counts)
     THROTTLED = "throttled"  # 429 or 503
     FAILURE = "failure"  # no answer: timeout, reset, refused
+
+
+def answer_feedback(status: int) -> Feedback:
+    """What an answer of `status` tells its host's politeness."""
+    return Feedback.THROTTLED if status in THROTTLE_STATUSES else Feedback.SUCCESS
 
 
 @dataclass(slots=True)

@@ -8,16 +8,16 @@ turn, a visit first reads the host's state back if memory has dropped it
 is not known. A URL whose host's turn went to its robots.txt ends its visit there
 (`ROBOTS_FIRST`) and waits for the next turn in the frontier, holding nothing; a
 redirect's target waits in its visit. The next turn of a host whose sitemaps are
-still to be read (`crawler.net.sitemaps`) goes to one of them, as it would to robots.txt
-(`SITEMAP_FIRST`): asked only if robots.txt allows it, through the fetcher and the
-network guard, and followed by the host's delay. Where a visit ends it has gathered the
-facts its outcome is decided from (`crawler.deciding`), with whether it is tried again.
+still to be read (`crawler.net.sitemaps`) goes to one of them, as it would to
+robots.txt (`SITEMAP_FIRST`, `crawler.net.sitemap_turns`): asked only if robots.txt
+allows it, through the fetcher and the network guard, and followed by the host's delay.
+Where a visit ends it has gathered the facts its outcome is decided from
+(`crawler.deciding`), with whether it is tried again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import time
@@ -27,25 +27,22 @@ from datetime import UTC, datetime
 
 from yarl import URL
 
-from crawler.deciding import REDIRECT_STATUSES, THROTTLE_STATUSES, Facts, decide
+from crawler.deciding import REDIRECT_STATUSES, Facts, decide
 from crawler.net.exchange import Exchange
 from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.fetcher import Fetcher, FetchError, Response
+from crawler.net.fetcher import NO_REQUEST_MADE, Fetcher, FetchError, Response
 from crawler.net.host_memory import HostMemory
 from crawler.net.host_turns import HostTurns, Turn
-from crawler.net.politeness import Feedback
+from crawler.net.politeness import Feedback, answer_feedback
 from crawler.net.robots import MAX_ROBOTS_REDIRECTS, RobotsCache, RobotsEntry, Verdict
 from crawler.net.scope import Scope
-from crawler.net.sitemap_xml import SitemapReader
-from crawler.net.sitemaps import MAX_INDEX_DEPTH, HostSitemaps, SitemapRead
+from crawler.net.sitemap_turns import read_next_sitemap
+from crawler.net.sitemaps import SitemapRead
 from crawler.net.urls import BadUrlError, canonicalize, host_key
 from crawler.outcomes import Outcome
 from policies import Candidate
 
 log = logging.getLogger(__name__)
-
-# the host was never asked: its address refused, or its name not found
-NO_REQUEST_MADE = frozenset({Outcome.PRIVATE_NETWORK, Outcome.DNS_ERROR})
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +178,15 @@ class Visitor:
                     self.hosts.changed(host)
                     return self._ended(candidate, Facts(met=Outcome.DEFERRED), str(url))
                 if turn.feedback is None and len(chain) == 1 and not candidate.revisit:
-                    read = await self._read_sitemap(turn, host, url.origin(), entry)
+                    read = await read_next_sitemap(
+                        turn,
+                        fetcher=self.fetcher,
+                        robots=self.robots,
+                        sitemaps=self.hosts.sitemaps,
+                        host=host,
+                        origin=url.origin(),
+                        entry=entry,
+                    )
                     if read is not None:
                         visit = self._ended(candidate, Facts(met=Outcome.SITEMAP_FIRST), str(url))
                         return dataclasses.replace(visit, sitemap=read)
@@ -207,7 +212,7 @@ class Visitor:
                         fetched_at=_utc(self.wall_clock()),
                     )
                 trail.answer(response)
-                turn.answered(_feedback(response), response.retry_after)
+                turn.answered(answer_feedback(response.status), response.retry_after)
             fetched_at = _utc(self.wall_clock())
             seconds = self.clock() - started
             if response.status not in REDIRECT_STATUSES or not response.location:
@@ -284,42 +289,13 @@ class Visitor:
                 turn.answered(Feedback.FAILURE)
             return self._store_robots(host, None, None)  # no answer: unavailable
         trail.answer(response)
-        turn.answered(_feedback(response), response.retry_after)
+        turn.answered(answer_feedback(response.status), response.retry_after)
         if response.status in REDIRECT_STATUSES and response.location:
             try:
                 return canonicalize(response.location, base=target)
             except BadUrlError:
                 return self._store_robots(host, None, None)  # a redirect to nowhere
         return self._store_robots(host, response.status, response.text())
-
-    async def _read_sitemap(
-        self, turn: Turn, host: str, origin: URL, entry: RobotsEntry
-    ) -> SitemapRead | None:
-        """Ask for the next of `host`'s sitemaps robots.txt allows, in `turn`; None when
-        none is left to ask for (those robots.txt disallows are passed over unasked) or
-        no request could be made (the page meets the same)."""
-        sitemaps = self.hosts.sitemaps
-        plan = sitemaps.plan(host, origin, entry)
-        while plan is not None and not sitemaps.spent(plan):
-            planned = plan.next_file()
-            if planned is None:
-                return None
-            url, depth = planned
-            if self.robots.verdict(entry, url) is not Verdict.ALLOW:
-                log.debug("sitemap %s: disallowed by robots.txt, not asked for", url)
-                continue
-            reader = sitemaps.reader(plan)
-            try:
-                response = await self.fetcher.get_sitemap(URL(url, encoded=True), reader.feed)
-            except FetchError as error:
-                if error.outcome in NO_REQUEST_MADE:
-                    return None
-                turn.answered(Feedback.FAILURE)
-                log.debug("sitemap %s: %s", url, error.outcome)
-                return SitemapRead(host, url, "failed")
-            turn.answered(_feedback(response), response.retry_after)
-            return _sitemap_read(plan, host, url, depth, response, reader)
-        return None
 
     def _store_robots(self, host: str, status: int | None, body: str | None) -> RobotsEntry:
         entry = self.robots.store(host, status, body, self.wall_clock())
@@ -330,52 +306,8 @@ class Visitor:
         return entry
 
 
-def _sitemap_read(
-    plan: HostSitemaps,
-    host: str,
-    url: str,
-    depth: int,
-    response: Response,
-    reader: SitemapReader,
-) -> SitemapRead:
-    """What one sitemap's answer gave: its page URLs; an index's sitemaps, and a
-    redirect's target on the same host, go to the host's plan."""
-    if response.status in REDIRECT_STATUSES and response.location:
-        with contextlib.suppress(BadUrlError):
-            target = canonicalize(response.location, base=URL(url, encoded=True))
-            if host_key(target) == host:
-                plan.add(str(target), depth)
-        return SitemapRead(host, url, "redirected")
-    if not 200 <= response.status < 300:
-        log.debug("sitemap %s: status %d", url, response.status)
-        return SitemapRead(host, url, "failed")
-    reader.close()
-    plan.urls += len(reader.entries)
-    plan.size += reader.size
-    if reader.cut is not None:
-        log.warning("sitemap %s: read to its limit of %s, the rest ignored", url, reader.cut)
-    if reader.error is not None:
-        log.debug("sitemap %s: %s", url, reader.error)
-    result = "cut" if reader.cut else "failed" if reader.error else "read"
-    if reader.kind != "sitemapindex":
-        return SitemapRead(host, url, result, tuple(reader.entries))
-    if depth >= MAX_INDEX_DEPTH:
-        log.debug("sitemap %s: an index %d levels down, not followed", url, depth)
-        return SitemapRead(host, url, result)
-    for listed in reader.entries:
-        with contextlib.suppress(BadUrlError):
-            child = canonicalize(listed.loc, base=URL(url, encoded=True))
-            if host_key(child) == host:
-                plan.add(str(child), depth + 1)
-    return SitemapRead(host, url, result)
-
-
 def _answered(response: Response) -> Facts:
     return Facts(status=response.status, truncated=response.truncated, html=response.is_html)
-
-
-def _feedback(response: Response) -> Feedback:
-    return Feedback.THROTTLED if response.status in THROTTLE_STATUSES else Feedback.SUCCESS
 
 
 def _utc(timestamp: float) -> datetime:

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from yarl import URL
 
 import storage
-from crawler.net.exchange import Exchange
 from crawler.net.known_urls import KnownUrls
 from crawler.net.scope import LinkScope, Scope
 from crawler.net.sitemaps import SitemapRead
@@ -45,6 +44,7 @@ from crawler.pipeline.analysis_worker import AnalysisJob
 from crawler.pipeline.canonical import Canonical
 from crawler.pipeline.near_duplicates import NearDuplicates
 from crawler.pipeline.parse import ContentError, PageAnalysis, analyze
+from crawler.pipeline.visit_records import page_captures, reached
 from crawler.pipeline.writer import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
 from policies.relevance import Rows
@@ -144,7 +144,7 @@ class Processor:
                 visit.candidate,
                 None,
                 signature=signature,
-                reached=_reached(visit),
+                reached=reached(visit),
                 captures=page_captures(visit),
             )
             return Processed(write, outcome, None)
@@ -218,7 +218,7 @@ class Processor:
             record,
             links,
             signature,
-            _reached(visit, canonical),
+            reached(visit, canonical),
             page_captures(visit),
             contexts,
             links_in_scope,
@@ -249,7 +249,7 @@ class Processor:
             visit.candidate,
             record,
             signature=PageSignature(fetched_at=fetched_at),
-            reached=_reached(visit),
+            reached=reached(visit),
             captures=page_captures(visit),
         )
         return Processed(write, outcome, None)
@@ -334,23 +334,3 @@ class Processor:
                 *(analysis.links[index].url for index, is_known in enumerate(known) if is_known),
             ),
         )
-
-
-def page_captures(visit: Visit) -> tuple[Exchange, ...]:
-    """The page's answers, redirects included; robots.txt's are written apart."""
-    return tuple(exchange for exchange in visit.exchanges if not exchange.robots)
-
-
-def _reached(visit: Visit, canonical: Canonical | None = None) -> list[storage.NewUrl]:
-    """The redirect targets the visit took on, and the canonical URL the page is stored
-    under: known and done from now on."""
-    candidate = visit.candidate
-    reached = [
-        storage.NewUrl(hop, host_key(URL(hop, encoded=True)), candidate.depth, 0.0, candidate.url)
-        for hop in visit.hops
-    ]
-    if canonical is not None:
-        reached.append(
-            storage.NewUrl(canonical.url, canonical.host, candidate.depth, 0.0, candidate.url)
-        )
-    return reached
