@@ -15,14 +15,14 @@ every queued URL, and the other daemons reuse a recent one (`latest_census`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from sqlalchemy import Float, String, exists, func, literal, select, update
+from sqlalchemy import Float, String, exists, func, literal, select, true, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.dialects import conflict_insert
-from storage.models import URL_QUEUED, DaemonRow, HostLease, UrlRow
+from storage.models import URL_DONE, URL_QUEUED, DaemonRow, HostLease, UrlRow
 from storage.records import DaemonRecord
 
 
@@ -128,9 +128,30 @@ async def held_hosts(connection: AsyncConnection, owner: str | None = None) -> d
     return {host: holder for host, holder in rows if holder is not None}
 
 
-async def any_queued(connection: AsyncConnection) -> bool:
-    """Whether the crawl has a queued URL anywhere, on any daemon's hosts."""
-    return bool(await connection.scalar(select(exists().where(UrlRow.state == URL_QUEUED))))
+async def any_queued(
+    connection: AsyncConnection,
+    *,
+    pages_per_host: int | None = None,
+    not_counted: Collection[int] = (),
+) -> bool:
+    """Whether the crawl has a queued URL anywhere, on any daemon's hosts; with
+    `pages_per_host`, on a host with fewer pages than that (a page: a URL visited whose
+    host answered, statuses in `not_counted` left out, as `pages_by_host` counts them):
+    the URLs of a host at its budget are left queued, and are no work."""
+    queued = UrlRow.state == URL_QUEUED
+    if pages_per_host is None:
+        return bool(await connection.scalar(select(exists().where(queued))))
+    full = (
+        select(UrlRow.host)
+        .where(
+            UrlRow.state == URL_DONE,
+            UrlRow.status.is_not(None),
+            UrlRow.status.not_in(not_counted) if not_counted else true(),
+        )
+        .group_by(UrlRow.host)
+        .having(func.count() >= pages_per_host)
+    )
+    return bool(await connection.scalar(select(exists().where(queued, UrlRow.host.not_in(full)))))
 
 
 async def save_daemon(connection: AsyncConnection, daemon: DaemonRecord) -> None:

@@ -274,6 +274,7 @@ def _leases(
         lease_seconds=config.cluster.lease_seconds,
         cooldown=politeness.interval,
         retry=retry,
+        pages_per_host=config.limits.max_pages_per_host,
     )
     log.info("daemon %s of a shared crawl", leases.daemon_id)
     return leases

@@ -43,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
 from crawler.errors import ConfigError
+from crawler.pipeline.host_budget import REDIRECT_STATUSES
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +75,11 @@ class HostLeases:
         cooldown: Callable[[str], float],
         wall_clock: Callable[[], float] = time.time,
         retry: storage.DatabaseRetry | None = None,
+        pages_per_host: int | None = None,
     ) -> None:
         self.db = db
+        # the per-host budget: a host at it has no work, though its URLs stay queued
+        self.pages_per_host = pages_per_host
         self.retry = retry or storage.DatabaseRetry(db, patience=0.0)  # the database away
         self.daemon_id = daemon_id
         self.lease_seconds = lease_seconds
@@ -192,7 +196,9 @@ class HostLeases:
             held.update(change.claimed)
             if change.claimed:
                 queued = await storage.count_queued_by_host(connection, self.daemon_id)
-            self.crawl_has_work = await storage.any_queued(connection)
+            self.crawl_has_work = await storage.any_queued(
+                connection, pages_per_host=self.pages_per_host, not_counted=REDIRECT_STATUSES
+            )
         change.lost |= give_up
         return held, until, change, draining, queued
 

@@ -3,6 +3,7 @@ robots.txt and redirects not counted, counted again from the database on a resum
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from aiohttp import web
@@ -81,3 +82,25 @@ async def test_urls_refused_by_robots_txt_do_not_spend_the_budget(tmp_path: Path
     asked = _page_requests(app)
     assert len(asked) == 4
     assert not any(path.startswith("/private/") for path in asked)
+
+
+async def test_a_shared_crawl_ends_when_only_hosts_at_their_budget_have_urls(
+    postgres_url: str,
+) -> None:
+    """On PostgreSQL the crawl's end is asked of the database (any URL queued on any
+    daemon's hosts): the URLs left queued on a host at its budget are no work."""
+    app = _pages(8)
+    async with serving(app, "127.0.0.2") as base:
+        summary = await asyncio.wait_for(
+            crawl(
+                postgres_url,
+                [base],
+                max_pages_per_host=3,
+                allowed_domains=("127.0.0.2",),
+                lease_seconds=2,
+                daemon_id="only",
+            ),
+            60,
+        )
+    assert summary.why_stopped == "frontier exhausted"
+    assert len(_page_requests(app)) == 3

@@ -228,3 +228,31 @@ async def test_the_census_counts_and_registers_each_host_with_queued_urls_once(
         await storage.add_urls(connection, [NewUrl("http://0.test/", "0.test", 0, 0.5)])
         assert await storage.count_queued_hosts(connection) == 4
         assert await storage.register_hosts(connection) == 1
+
+
+async def test_a_host_at_its_budget_of_pages_is_no_work_though_its_urls_stay_queued(
+    engine: AsyncEngine,
+) -> None:
+    """A shared crawl with --max-pages-per-host ends when only such hosts have URLs."""
+    async with engine.begin() as connection:
+        added = await storage.add_urls(
+            connection,
+            [NewUrl(f"http://{h}/{i}", h, 0, 0.5) for h in ("full", "open") for i in range(3)],
+        )
+        ids = {q.url: q.id for q in added}
+        pages = [fetched(ids["http://full/0"]), fetched(ids["http://full/1"])]
+        redirect = fetched(ids["http://open/0"], status=301)
+        await storage.record_fetches(connection, [*pages, redirect])
+    async with engine.connect() as connection:
+        anything = await storage.any_queued(connection)
+        below_two = await storage.any_queued(connection, pages_per_host=2, not_counted=(301,))
+        below_three = await storage.any_queued(connection, pages_per_host=3, not_counted=(301,))
+    assert (anything, below_two, below_three) == (True, True, True)  # "open" has no page
+    async with engine.begin() as connection:
+        await storage.record_fetches(
+            connection, [fetched(ids["http://open/1"]), fetched(ids["http://open/2"])]
+        )
+    async with engine.connect() as connection:
+        assert await storage.any_queued(connection)  # "full/2" is queued still
+        assert not await storage.any_queued(connection, pages_per_host=2, not_counted=(301,))
+        assert await storage.any_queued(connection, pages_per_host=3, not_counted=(301,))
