@@ -37,10 +37,15 @@ async def run_demo(
     db = db or DEMO_DB
     port = free_port()
     async with Testbed(WebSpec(pages=pages)) as bed:
-        await _start_afresh(db, bed.topic)
+        topic = bed.topic
+        await _start_afresh(db, topic)
         print(f"testbed: {pages} pages on {len(bed.base_urls)} hosts; topic {bed.topic!r}")
         print(f"database: {db}")
-        print(f"metrics: http://127.0.0.1:{port}/metrics (while the demo runs)", flush=True)
+        print(
+            f"web page: http://127.0.0.1:{port}/ and metrics: http://127.0.0.1:{port}/metrics "
+            "(while the demo runs)",
+            flush=True,
+        )
         config = CrawlConfig(
             seeds=tuple(bed.seeds),
             topic=bed.topic,
@@ -79,6 +84,7 @@ async def run_demo(
     print(
         "next, with the crawl's database:\n"
         f"  crawler status --db {db}\n"
+        f'  crawler search "{topic}" --db {db}\n'
         f"  crawler export --db {db} --out pages.jsonl\n"
         f"  crawler report --db {db} --out report.html  "
         '(pip install "topical-crawler[report]")'

@@ -35,6 +35,13 @@ async def test_the_demo_keeps_its_database_here_and_prints_the_next_commands(
     with contextlib.redirect_stdout(status):
         assert await asyncio.to_thread(main, ["status", "--db", DEMO_DB]) == 0
     assert "pages fetched" in status.getvalue()
+    # the search it suggests finds pages; the web page was served while it ran
+    assert '  crawler search "solar energy" --db ' in text
+    hits = io.StringIO()
+    with contextlib.redirect_stdout(hits):
+        assert await asyncio.to_thread(main, ["search", "solar energy", "--db", DEMO_DB]) == 0
+    assert hits.getvalue().startswith("1. ")
+    assert "web page: http://127.0.0.1:" in text
     # a second demo starts its database afresh
     await _demo(None)
 
