@@ -31,6 +31,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from crawler.deciding import NO_TRIES_LEFT, Facts, decide
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.server_time import ServerTime
 from crawler.engine.summary import CrawlSummary
@@ -176,7 +177,9 @@ class Processing:
         except Exception:  # recorded as this URL's outcome; the crawl goes on
             log.warning("internal error processing %s", visit.final_url, exc_info=True)
             self._give_up(claimed)
-            failed = dataclasses.replace(visit, outcome=Outcome.INTERNAL_ERROR)
+            facts = Facts(met=visit.outcome, failed=True)
+            outcome = decide(facts, max_retries=NO_TRIES_LEFT).outcome
+            failed = dataclasses.replace(visit, outcome=outcome)
             await self._wait_for_turn(place)
             processed = self.processor.process(failed)
         except BaseException:

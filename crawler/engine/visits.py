@@ -12,8 +12,7 @@ import logging
 import storage
 from crawler.engine.settle import Settlement
 from crawler.engine.summary import CrawlSummary
-from crawler.net.visit import Visit, Visitor
-from crawler.outcomes import Outcome
+from crawler.net.visit import Visitor
 from policies import Candidate
 
 log = logging.getLogger(__name__)
@@ -71,7 +70,7 @@ class Visits:
                 raise  # the crawl's end, not this URL's
             except Exception:  # a bug met on this URL is its outcome, not the crawl's end
                 log.warning("internal error visiting %s", candidate.url, exc_info=True)
-                visit = Visit(candidate, Outcome.INTERNAL_ERROR, candidate.url)
+                visit = self.visitor.failed(candidate)
             fetching = self.admission.fetching
             if await self.settlement.settle(visit, dispatched=dispatched, fetching=fetching):
                 self.summary.fetched += 1

@@ -245,6 +245,10 @@ class Visitor:
             return Outcome.OUT_OF_SCOPE
         return None
 
+    def failed(self, candidate: Candidate) -> Visit:
+        """The visit of `candidate` ended by a bug met on it, its outcome decided."""
+        return self._ended(candidate, Facts(failed=True), candidate.url)
+
     def _ended(
         self,
         candidate: Candidate,

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from yarl import URL
 
 import storage
+from crawler.deciding import NO_TRIES_LEFT, Facts, decide
 from crawler.net.known_urls import KnownUrls
 from crawler.net.scope import LinkScope, Scope
 from crawler.net.sitemaps import SitemapRead
@@ -56,7 +57,7 @@ UNREADABLE = (ContentError, ValueError, UnicodeError)  # a body analyze cannot r
 @dataclass(frozen=True, slots=True)
 class Processed:
     write: PageWrite
-    outcome: Outcome  # may differ from the visit's: an unreadable page is BAD_CONTENT
+    outcome: Outcome  # may differ from the visit's, as what processing found decides
     relevance: float | None
 
 
@@ -136,7 +137,12 @@ class Processor:
         """Score an analysed page and make its write; with no analysis, an OK visit's
         page could not be read (BAD_CONTENT). With its `canonical` URL claimed, the page
         is stored under it, or is a variant of it."""
-        outcome = visit.outcome
+        facts = Facts(
+            met=visit.outcome,
+            unreadable=analysis is None,
+            variant=canonical is not None and canonical.variant,
+        )
+        outcome = decide(facts, max_retries=NO_TRIES_LEFT).outcome
         fetched_at = None if visit.fetched_at is None else visit.fetched_at.timestamp()
         if outcome is Outcome.NOT_MODIFIED:
             signature = PageSignature(fetched_at=fetched_at)
@@ -148,8 +154,8 @@ class Processor:
                 captures=page_captures(visit),
             )
             return Processed(write, outcome, None)
-        if canonical is not None and canonical.variant:
-            return self._variant(visit, canonical, fetched_at)
+        if outcome is Outcome.CANONICAL_VARIANT and canonical is not None:
+            return self._variant(visit, canonical, outcome, fetched_at)
         response = visit.response
         relevance: float | None = None
         links: list[storage.NewUrl] = []
@@ -185,8 +191,6 @@ class Processor:
             if not analysis.noindex:
                 title = analysis.title
                 text = analysis.text if self.store_text else None
-        elif outcome is Outcome.OK:
-            outcome = Outcome.BAD_CONTENT
         elif outcome is Outcome.REDIRECT_QUEUED and visit.final_url is not None:
             target, parent = visit.final_url, visit.candidate  # a link to where it leads
             host = host_key(URL(target, encoded=True))
@@ -228,11 +232,12 @@ class Processor:
             self.known.add(link.url)
         return Processed(write, outcome, relevance)
 
-    def _variant(self, visit: Visit, canonical: Canonical, fetched_at: float | None) -> Processed:
+    def _variant(
+        self, visit: Visit, canonical: Canonical, outcome: Outcome, fetched_at: float | None
+    ) -> Processed:
         """A variant of a page fetched already: recorded and counted, not stored again
         (no title, text or relevance), its links not followed."""
         response = visit.response
-        outcome = Outcome.CANONICAL_VARIANT
         record = storage.FetchRecord(
             url_id=visit.candidate.url_id,
             final_url=visit.final_url,

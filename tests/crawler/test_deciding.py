@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.deciding import Decision, Facts, decide
+from crawler.deciding import NO_TRIES_LEFT, Decision, Facts, decide
 from crawler.outcomes import Outcome
 
 MAX_RETRIES = 2
@@ -61,3 +61,27 @@ def test_a_url_whose_turn_went_elsewhere_is_not_a_try() -> None:
 def test_facts_without_an_answer_or_an_end_are_refused() -> None:
     with pytest.raises(ValueError, match="neither an answer's status nor what ended"):
         decide(Facts(), max_retries=MAX_RETRIES)
+
+
+@pytest.mark.parametrize(
+    ("facts", "outcome"),
+    [
+        (Facts(status=200, html=True, unreadable=True), Outcome.BAD_CONTENT),
+        (Facts(met=Outcome.OK, unreadable=True), Outcome.BAD_CONTENT),
+        (Facts(met=Outcome.OK, variant=True), Outcome.CANONICAL_VARIANT),
+        (Facts(met=Outcome.NOT_HTML, unreadable=True), Outcome.NOT_HTML),  # never read
+        (Facts(met=Outcome.HTTP_ERROR, unreadable=True), Outcome.HTTP_ERROR),
+        (Facts(failed=True), Outcome.INTERNAL_ERROR),  # a bug met visiting the URL
+        (Facts(met=Outcome.OK, failed=True), Outcome.INTERNAL_ERROR),  # or processing it
+        (Facts(status=429, failed=True), Outcome.INTERNAL_ERROR),
+    ],
+)
+def test_what_processing_found_decides_the_outcome_of_a_page(
+    facts: Facts, outcome: Outcome
+) -> None:
+    assert decide(facts, max_retries=MAX_RETRIES) == Decision(outcome, again=False)
+
+
+def test_a_url_past_its_settlement_is_not_tried_again() -> None:
+    deferred = Facts(met=Outcome.DEFERRED)
+    assert decide(deferred, max_retries=NO_TRIES_LEFT) == Decision(Outcome.DEFERRED, again=False)
