@@ -236,8 +236,15 @@ async def assemble(
         frontier=frontier,
         politeness=politeness,
         turns=turns,
+        admission=admission,
         fetched=fetched,
-        visits=Visits(visitor=visitor, settlement=settlement, summary=summary, wake=wake),
+        visits=Visits(
+            visitor=visitor,
+            admission=admission,
+            settlement=settlement,
+            summary=summary,
+            wake=wake,
+        ),
         processing=processing,
         writer=writer,
         writer_hold=WriterHold(

@@ -40,6 +40,7 @@ from crawler.engine.revisits import Revisits
 from crawler.engine.summary import CrawlSummary
 from crawler.engine.visits import Visits
 from crawler.engine.writer_hold import WriterHold
+from crawler.net.admission import Admission
 from crawler.net.fetched_urls import FetchedUrls
 from crawler.net.host_turns import HostTurns
 from crawler.net.politeness import Politeness
@@ -65,6 +66,7 @@ class Engine:
         frontier: BoundedFrontier,
         politeness: Politeness,
         turns: HostTurns,
+        admission: Admission,
         fetched: FetchedUrls,
         visits: Visits,
         processing: Processing,
@@ -91,7 +93,7 @@ class Engine:
         self.frontier = frontier
         self.politeness = politeness
         self.turns = turns
-        self.admission = turns.admission
+        self.admission = admission
         self.fetched = fetched
         self.visits = visits
         self.processing = processing

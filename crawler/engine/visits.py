@@ -12,6 +12,7 @@ import logging
 import storage
 from crawler.engine.settle import Settlement
 from crawler.engine.summary import CrawlSummary
+from crawler.net.admission import Admission
 from crawler.net.visit import Visitor
 from policies import Candidate
 
@@ -23,6 +24,7 @@ class Visits:
         self,
         *,
         visitor: Visitor,
+        admission: Admission,
         settlement: Settlement,
         summary: CrawlSummary,
         wake: asyncio.Event,
@@ -30,7 +32,7 @@ class Visits:
         self.visitor = visitor
         self.fetched = visitor.fetched
         self.turns = visitor.turns
-        self.admission = visitor.turns.admission
+        self.admission = admission  # the places of the visits in flight
         self.settlement = settlement
         self.summary = summary
         self.wake = wake  # a visit ended: the dispatcher looks again

@@ -110,7 +110,13 @@ def build(db: AsyncEngine, metrics: CrawlerMetrics, clock: Clock, *, fetched: Fe
     settled = settlement(
         metrics, clock, hosts=hosts, fetched=fetched, frontier=frontier, summary=summary, buffer=4
     )
-    visits = Visits(visitor=visitor, settlement=settled, summary=summary, wake=asyncio.Event())
+    visits = Visits(
+        visitor=visitor,
+        admission=admission,
+        settlement=settled,
+        summary=summary,
+        wake=asyncio.Event(),
+    )
     return Crawl(visits, fetcher, hosts.politeness, admission, fetched, summary, clock)
 
 
