@@ -10,7 +10,6 @@ MAX_LINES = 350
 # longer still, each to be split along its seams
 LONGER = {
     "crawler/config/settings.py",
-    "crawler/engine/engine.py",
 }
 
 

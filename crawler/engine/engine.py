@@ -7,7 +7,7 @@ One TaskGroup holds the dispatcher, the visits (`visits`), the processor (`proce
 the writer, the re-visit plans and the checkpoints (`checkpoints`). The engine decides
 whether to dispatch (the pool policy's target of visits in flight); politeness decides
 when each host may be asked: a host the frontier finds not ready is parked, and woken
-at its turn from a heap of times (`host_wakeups`), which the dispatcher sleeps on. A
+at its turn (`host_readiness`, from a heap of times), which the dispatcher sleeps on. A
 fetched visit is settled in one place (`settle`): retried, lost (only with
 `drop_at_full_queue`, Talim et al.'s loss) or queued, its fetcher waiting for room
 (blocking after service); none is dispatched while each of the processor's servers has
@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import storage
 from crawler.config import sections
 from crawler.engine.checkpoints import Checkpoints
-from crawler.engine.host_wakeups import HostWakeups
+from crawler.engine.host_readiness import MAX_IDLE_WAIT, HostReadiness
 from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases
 from crawler.engine.pool_control import PoolControl
@@ -51,8 +51,6 @@ from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.waiting import wait_event
 
 log = logging.getLogger(__name__)
-
-MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 
 
 class Engine:
@@ -110,7 +108,7 @@ class Engine:
         self.archive = archive
         self.clock = clock
         self._wake = self.admission.changed  # the dispatcher's wake-up call
-        self.wakeups = HostWakeups()  # when each parked host's turn comes
+        self.hosts = HostReadiness(frontier=frontier, politeness=politeness, leases=leases)
         self._stop = asyncio.Event()
         self._paused = False
         self._refill: asyncio.Task[None] | None = None
@@ -230,7 +228,7 @@ class Engine:
             now = self.clock()
             if deadline is not None and now >= deadline:
                 return "duration"
-            self._wake_parked(now)
+            self.hosts.wake_parked(now)
             room = self.admission.room(self.turns.waiting_ready(now))
             if limits.max_pages is not None:
                 left = limits.max_pages - self.summary.fetched
@@ -246,8 +244,8 @@ class Engine:
             )
             if not blocked:
                 candidate = self.frontier.pop(
-                    functools.partial(self._ready, now=now),
-                    functools.partial(self._turn_comes, now=now),
+                    functools.partial(self.hosts.ready, now=now),
+                    functools.partial(self.hosts.turn_comes, now=now),
                 )
                 if (
                     candidate is not None
@@ -268,8 +266,8 @@ class Engine:
                 timeout = MAX_IDLE_WAIT
             elif self.frontier.waiting_for is not None:  # the policy waits for that host
                 self.metrics.focus_waits.inc()
-                timeout = self._until_ready(self.frontier.waiting_for, now)
-            elif (next_at := self._next_turn(now)) is not None:  # a parked host's turn
+                timeout = self.hosts.until_ready(self.frontier.waiting_for, now)
+            elif (next_at := self.hosts.next_turn(now)) is not None:  # a parked host's turn
                 timeout = min(max(next_at - now, 0.0), MAX_IDLE_WAIT)
             else:
                 timeout = MAX_IDLE_WAIT
@@ -299,51 +297,6 @@ class Engine:
         finally:
             self._refill = None
             self._wake.set()
-
-    def _ready(self, host: str, *, now: float) -> bool:
-        if self.leases is not None and not self.leases.holds(host):
-            return False
-        return self.politeness.ready(host, now)
-
-    def _turn_comes(self, host: str, now: float) -> bool:
-        """Whether `host`, not ready, is closed only by its own turn (not another
-        daemon's, not backing off): a policy may wait for it."""
-        if self.leases is not None and not self.leases.holds(host):
-            return False
-        return self.politeness.turn_comes(host, now)
-
-    def _until_ready(self, host: str, now: float) -> float:
-        """Seconds to `host`'s turn; a visit ending wakes the loop sooner."""
-        ready_at = self.politeness.ready_at(host)
-        return MAX_IDLE_WAIT if ready_at is None else min(max(ready_at - now, 0.0), MAX_IDLE_WAIT)
-
-    def _wake_parked(self, now: float) -> None:
-        """Schedule the hosts the frontier parked, and those parked whose turn moved
-        (a request ended); the hosts whose turn has come compete again."""
-        self._schedule_parked(now)
-        for host in self.wakeups.due(now):
-            self.frontier.unpark(host)
-
-    def _next_turn(self, now: float) -> float | None:
-        """When the next parked host's turn comes, the hosts the last pop parked
-        scheduled first (else the dispatcher would sleep past them)."""
-        self._schedule_parked(now)
-        return self.wakeups.next_at()
-
-    def _schedule_parked(self, now: float) -> None:
-        changed = self.politeness.drain_changed()
-        changed.update(self.frontier.drain_parked())
-        for host in changed:
-            if not self.frontier.is_parked(host):
-                continue
-            if self.leases is not None and not self.leases.holds(host):
-                self.wakeups.schedule(host, now + MAX_IDLE_WAIT)  # not this daemon's yet
-                continue
-            ready_at = self.politeness.ready_at(host)
-            if ready_at is None:  # a request in flight: scheduled when it ends
-                self.wakeups.cancel(host)
-            else:
-                self.wakeups.schedule(host, ready_at)
 
     async def _revisit_loop(self) -> None:
         """Every period, the sources the re-visit policy chooses go to the frontier."""
