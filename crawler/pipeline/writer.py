@@ -179,7 +179,6 @@ class StorageWriter:
 
     async def _write(self, batch: list[WriteItem]) -> None:
         pages = [item for item in batch if isinstance(item, PageWrite)]
-        states = [item for item in batch if isinstance(item, StateWrite)]
         sitemaps = [item for item in batch if isinstance(item, SitemapWrite)]
         written = await self._archive(batch)
         records = [
@@ -207,14 +206,17 @@ class StorageWriter:
             raised = writes.raise_scores(
                 connection, [page.raise_known for page in pages if page.raise_known]
             )
-            for sitemap in sitemaps:
-                state_writes.save_hosts(connection, sitemap.hosts)
-            for state in states:
-                state_writes.save_hosts(connection, state.hosts)
-                state_writes.save_sources(connection, state.sources)
-                state_writes.add_timeline(connection, state.timeline)
-                for name, blob in state.learned.items():
-                    state_writes.save_learned_state(connection, name, blob)
+            # in the order they were put: a host's later record wins (a sitemap's
+            # progress over the robots.txt record made before the host's first sitemap)
+            for item in batch:
+                if isinstance(item, SitemapWrite):
+                    state_writes.save_hosts(connection, item.hosts)
+                elif isinstance(item, StateWrite):
+                    state_writes.save_hosts(connection, item.hosts)
+                    state_writes.save_sources(connection, item.sources)
+                    state_writes.add_timeline(connection, item.timeline)
+                    for name, blob in item.learned.items():
+                        state_writes.save_learned_state(connection, name, blob)
             writes.save_warc_files(connection, written.committed)
             return dropped, new_urls, raised
 
