@@ -105,7 +105,7 @@ class Settlement:
             read, depth=candidate.depth + 1, parent_score=candidate.score
         )
         hosts = self.hosts.records([read.host])
-        self.hosts.saving(hosts, self.writer.put(SitemapWrite(links, hosts)))
+        self.hosts.saving(hosts, self.writer.put(SitemapWrite(links, hosts, read.captures)))
 
     def _archive_unstored(self, visit: Visit) -> None:
         """A page's answers that no row records (429s retried, a page lost to a full

@@ -158,7 +158,8 @@ class Fetcher:
     async def get_sitemap(self, url: URL, read: Callable[[bytes], bool]) -> Response:
         """One request for a sitemap, no redirects followed: a 2xx body, decoded of its
         Content-Encoding, is handed to `read` piece by piece, as it arrives, until `read`
-        says to stop or `MAX_FILE_BYTES` have come; it is neither kept nor captured.
+        says to stop or `MAX_FILE_BYTES` have come; it is not kept, and a capture keeps
+        it up to `max_body_bytes` (marked truncated where it was cut).
         Raises FetchError on no usable answer."""
         return await self._request(url, limit=MAX_FILE_BYTES, html_only=False, read=read)
 
@@ -189,15 +190,24 @@ class Fetcher:
                     not html_only or media_type is None or media_type in HTML_TYPES
                 )
                 if read is not None:
-                    wanted, peer = False, None  # read as it comes: nothing kept
-                    if 200 <= response.status < 300:
+                    # read as it comes; a capture keeps it up to a page's limit
+                    wanted, reading = False, 200 <= response.status < 300
+                    if reading or self.capture:
                         async for chunk in response.content.iter_chunked(READ_CHUNK):
                             size += len(chunk)
+                            if self.capture and size <= self.max_body_bytes:
+                                chunks.append(chunk)
                             # `read` is handed the piece that passes the limit: it
                             # says itself where its limit cut the body
-                            if not read(chunk) or size > limit:
+                            if reading and (not read(chunk) or size > limit):
+                                truncated = True  # for the capture: the rest not asked
                                 response.close()  # stop the transfer
                                 break
+                            if size > self.max_body_bytes and not reading:
+                                truncated = True
+                                response.close()
+                                break
+                        truncated = truncated or (self.capture and size > self.max_body_bytes)
                 elif wanted or self.capture:
                     try:
                         async for chunk in response.content.iter_chunked(READ_CHUNK):
@@ -214,7 +224,7 @@ class Fetcher:
                 data = b"".join(chunks)
                 body = data if wanted else None
                 exchange = None
-                if self.capture and read is None:
+                if self.capture:
                     exchange = _exchange(
                         response, url, data, requested_at, peer, robots, truncated or broke_off
                     )

@@ -6,6 +6,7 @@ host, go to the host's plan."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 
 from yarl import URL
@@ -54,7 +55,10 @@ async def read_next_sitemap(
             log.debug("sitemap %s: %s", url, error.outcome)
             return SitemapRead(host, url, "failed")
         turn.answered(answer_feedback(response.status), response.retry_after)
-        return _sitemap_read(plan, host, url, depth, response, reader)
+        read = _sitemap_read(plan, host, url, depth, response, reader)
+        if response.exchange is None:
+            return read
+        return dataclasses.replace(read, captures=(response.exchange,))
     return None
 
 

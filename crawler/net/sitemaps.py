@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from yarl import URL
 
+from crawler.net.exchange import Exchange
 from crawler.net.robots import RobotsEntry
 from crawler.net.sitemap_xml import MAX_FILE_BYTES, MAX_FILE_ENTRIES, SitemapEntry, SitemapReader
 from crawler.net.urls import BadUrlError, canonicalize, host_key
@@ -134,6 +135,7 @@ class SitemapRead:
     url: str
     result: str  # one of RESULTS
     entries: tuple[SitemapEntry, ...] = ()
+    captures: tuple[Exchange, ...] = ()  # its answer, when answers are archived
 
 
 RESULTS = ("read", "cut", "failed", "redirected")  # `cut`: read to a limit, the rest ignored

@@ -97,6 +97,7 @@ class SitemapWrite:
 
     links: Sequence[storage.NewUrl] = ()
     hosts: Sequence[storage.HostRecord] = ()
+    captures: Sequence[Exchange] = ()  # its answer, archived in the same batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,9 +240,7 @@ class StorageWriter:
         """Write the batch's captures to the WARC file, in the order they were put;
         where each page's record went, in the order of the batch's pages."""
         pages = [item for item in batch if isinstance(item, PageWrite)]
-        if self.archive is None or not any(
-            item.captures for item in batch if not isinstance(item, SitemapWrite)
-        ):
+        if self.archive is None or not any(item.captures for item in batch):
             return Written([None] * len(pages))
         revisited = [p.candidate.url_id for p in pages if any(e.status == 304 for e in p.captures)]
         earlier: dict[int, tuple[str, int]] = {}
@@ -255,9 +254,7 @@ class StorageWriter:
         groups: list[CaptureGroup] = []
         owners: list[int | None] = []  # each page's group
         for item in batch:
-            if isinstance(item, SitemapWrite):  # a sitemap's answer is not kept
-                continue
-            if isinstance(item, StateWrite):
+            if isinstance(item, StateWrite | SitemapWrite):  # answers no page row points at
                 if item.captures:
                     groups.append(CaptureGroup(item.captures))
                 continue

@@ -7,6 +7,7 @@ import gzip
 import logging
 import zlib
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -376,3 +377,29 @@ async def test_sitemap_fetches_are_not_counted_against_a_host_s_page_budget(db_u
     paths = app[SEEN].paths()
     assert paths[:3] == ["/robots.txt", "/one.xml", "/two.xml"]
     assert len(paths) == 5  # and two pages: the budget's
+
+
+async def test_a_sitemaps_answer_is_archived_with_the_pages_answers(
+    db_url: str, tmp_path: Path
+) -> None:
+    """`--warc` keeps every answer: a sitemap's too, each once, with its body."""
+    from tests.crawler.warcs import captures, read_records, twice
+
+    body = urlset("/hidden/a")
+    app = site(
+        {
+            "/robots.txt": robots_naming("/maps/pages.xml"),
+            "/": PAGE,
+            "/hidden/a": PAGE,
+            "/maps/pages.xml": xml(body),
+        }
+    )
+    async with serving(app) as base:
+        await crawl(db_url, [base], sitemaps=True, warc=str(tmp_path / "warc"))
+    records = read_records(tmp_path / "warc")
+    archived = {r.uri: r for r in captures(records)}
+    assert twice(records) == []
+    assert set(archived) == {base + p for p in ("robots.txt", "", "hidden/a", "maps/pages.xml")}
+    sitemap = archived[base + "maps/pages.xml"]
+    assert sitemap.status == 200
+    assert body(base.rstrip("/")).encode() in sitemap.payload
