@@ -1,6 +1,5 @@
 """The cluster benchmark's own arithmetic (`bench/cluster.py`): nginx's log counted, the
-hand-overs, medians and ratios, and the model of the leases' limit; and the statements
-it gives pgbench are the project's own. Nothing here is timed."""
+hand-overs, medians and ratios. Nothing here is timed."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ from types import ModuleType
 
 import pytest
 
-from crawler.engine.leases import TICKS_PER_LEASE
 from tests.bench.scripts import load_script
 
 
@@ -75,48 +73,3 @@ def test_medians_and_ratios_against_the_fewest_daemons(cluster: ModuleType) -> N
     assert rows[2]["speedup"] == pytest.approx(35 / 20)
     assert rows[2]["late_speedup"] == pytest.approx(35 / 20)
     assert rows[2]["cpu_ratio"] == pytest.approx((8 + 1) / (4 + 1))
-
-
-def test_the_model_asks_a_tick_of_each_daemon_every_quarter_lease(cluster: ModuleType) -> None:
-    assert TICKS_PER_LEASE == 4  # the model's premise; docs/cluster.md says so too
-    assert cluster.ticks_needed(100, 60.0) == pytest.approx(100 * 4 / 60)
-    intercept, slope = cluster.fit_line([(100_000, 0.2), (1_000_000, 1.1)])
-    assert slope == pytest.approx(1e-6)
-    assert intercept == pytest.approx(0.1)
-    assert cluster.fit_line([(10, 2.0)]) == (0.0, 0.2)
-    rows = cluster.lease_model((0.1, 1e-6), [100_000, 1_000_000], daemons=100, lease_seconds=60.0)
-    small, large = rows
-    assert small.tick_cpu_s == pytest.approx(0.2)
-    assert small.ticks_per_second == pytest.approx(100 * 4 / 60)
-    assert small.cores_needed == pytest.approx(100 * 4 / 60 * 0.2)
-    # a core serves the daemons whose ticks fill one CPU second a second
-    assert small.daemons_per_core == pytest.approx(1 / (4 / 60 * 0.2))
-    assert large.cores_needed == pytest.approx(100 * 4 / 60 * 1.1)
-    assert large.daemons_per_core < small.daemons_per_core
-    # one census a tick interval among all the daemons, however many
-    rows = cluster.lease_model(
-        (0.1, 0.0), [1_000_000], daemons=100, lease_seconds=60.0, census=(0.5, 1e-6)
-    )
-    assert rows[0].census_cpu_s == pytest.approx(1.5)
-    assert rows[0].cores_needed == pytest.approx(100 * 4 / 60 * 0.1 + 4 / 60 * 1.5)
-    assert rows[0].daemons_per_core == pytest.approx((1 - 4 / 60 * 1.5) / (4 / 60 * 0.1))
-
-
-def test_pgbench_runs_the_projects_claim_and_renewal(cluster: ModuleType) -> None:
-    claim = cluster.claim_script(3)
-    assert "FOR UPDATE SKIP LOCKED" in claim
-    assert "LIMIT 3" in claim
-    assert "UPDATE host_leases SET owner='claimer-' || :client_id, expires_at=:now" in claim
-    assert claim.startswith("SELECT extract(epoch FROM clock_timestamp()) AS now \\gset\n")
-    assert "sentinel" not in claim
-    assert str(cluster.NOW) not in claim
-    renew = cluster.renew_script(100)
-    assert renew.startswith("\\set d random(0, 99)\n")
-    assert "WHERE host_leases.owner = 'holder-' || :d" in renew
-    statements = cluster.tick_statements("holder-5")
-    assert statements[0].startswith("UPDATE host_leases SET expires_at=")
-    assert not any("count(distinct(urls.host))" in sql for sql in statements)  # the census's
-    assert any("SKIP LOCKED" in sql for sql in statements)
-    census = cluster.census_statements()
-    assert census[0].startswith("INSERT INTO host_leases")
-    assert "count(distinct(urls.host))" in census[1]
