@@ -5,7 +5,6 @@
     python -m bench many-hosts start | stop | status [--dir /tmp/manyhosts]
     python -m bench many-hosts run [--dir /tmp/manyhosts] [--duration 90] [--runs 3]
         [--delay 1] [--kinds polite off bare] [--crawler-args "..."] [--json FILE]
-    python -m bench many-hosts names [--dir /tmp/manyhosts] [--runs 3] [--at-once 64]
 
 The web. Host n (1..N) is the loopback address 127.2.0.0 + n (Linux routes all of
 127/8 to lo), port --port, apart from the real web's 127.0.0.11-18:8800 and the
@@ -570,7 +569,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for command_name in ("setup", "start", "stop", "status", "run", "names"):
+    for command_name in ("setup", "start", "stop", "status", "run"):
         commands.add_parser(command_name).add_argument("--dir", type=Path, default=DEFAULT_DIR)
     set_up = commands.choices["setup"]
     set_up.add_argument("--hosts", type=int, default=1000)
@@ -587,10 +586,6 @@ def main() -> None:
     crawl.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     crawl.add_argument("--crawler-args", default="", help="more flags for both crawler kinds")
     crawl.add_argument("--json", type=Path, help="write every run here")
-    names = commands.choices["names"]
-    names.description = "the crawler's resolver beside aiohttp's threaded one (bench/resolvers.py)"
-    names.add_argument("--runs", type=int, default=3)
-    names.add_argument("--at-once", type=int, default=64, help="lookups at once")
     args = parser.parse_args()
     args.dir = args.dir.resolve()
     if args.command == "setup":
@@ -610,10 +605,6 @@ def main() -> None:
         )
         if web["dns_port"] is not None:
             print(f"names: {name(1)} resolves to {resolve(name(1), web['dns_port'])}")
-    elif args.command == "names":
-        from resolvers import compare
-
-        compare(args.dir, args.runs, args.at_once)
     else:
         run(args)
 
