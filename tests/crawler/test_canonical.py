@@ -81,18 +81,21 @@ async def test_a_page_naming_another_url_is_stored_under_it_which_is_never_asked
     assert exported[f"{base}c"]["canonical_url"] is None
 
 
+def _two_naming_b() -> dict[str, Handler]:
+    """A site whose /a and /a2 both name /b as their canonical URL."""
+    return {
+        "/": html(page("/a", "/a2")),
+        "/a": html(page(head=canonical("/b"))),
+        "/a2": html(page(head=canonical("/b"))),
+        "/b": html(page()),
+    }
+
+
 async def test_two_pages_naming_one_url_are_one_page_and_a_counted_variant(
     tmp_path: Path,
 ) -> None:
     db = str(tmp_path / "c.db")
-    app = site(
-        {
-            "/": html(page("/a", "/a2")),
-            "/a": html(page(head=canonical("/b"))),
-            "/a2": html(page(head=canonical("/b"))),
-            "/b": html(page()),
-        }
-    )
+    app = site(_two_naming_b())
     registry = CollectorRegistry()
     async with serving(app) as base:
         run = await crawl(db, [base], registry=registry)
@@ -196,15 +199,7 @@ async def test_a_resumed_crawl_asks_for_neither_a_variant_nor_the_url_it_names(
     tmp_path: Path,
 ) -> None:
     db = str(tmp_path / "c.db")
-    app = site(
-        {
-            "/": html(page("/a", "/a2")),
-            "/a": html(page(head=canonical("/b"))),
-            "/a2": html(page(head=canonical("/b"))),
-            "/b": html(page()),
-            "/later": html(page("/a", "/a2", "/b")),
-        }
-    )
+    app = site({**_two_naming_b(), "/later": html(page("/a", "/a2", "/b"))})
     async with serving(app) as base:
         await crawl(db, [base])
         first = sorted(asked(app))
