@@ -24,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
+from crawler.deciding import REDIRECT_STATUSES
 from crawler.engine.labels import LabelWatch
 from crawler.engine.pool_control import PoolControl
 from crawler.engine.revisits import Revisits
@@ -31,7 +32,6 @@ from crawler.net.admission import Admission
 from crawler.net.host_memory import HostMemory
 from crawler.net.politeness import Politeness
 from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.host_budget import REDIRECT_STATUSES
 from crawler.pipeline.writer import StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.timeline import Timeline

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-REDIRECT_STATUSES = (301, 302, 303, 307, 308)  # as `crawler.net.visit` follows them
+from crawler.deciding import REDIRECT_STATUSES
 
 
 def is_page(status: int | None) -> bool:
