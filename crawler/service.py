@@ -27,7 +27,7 @@ from crawler.net.netguard import NetworkGuard
 from crawler.net.resolver import CachingResolver
 from crawler.net.scope import Scope
 from crawler.net.url_filters import UrlFilters
-from crawler.net.urls import strip_parameters
+from crawler.net.url_parameters import strip_parameters
 from crawler.pipeline import language
 from crawler.pipeline.analysis_pool import AnalysisPool
 from crawler.pipeline.warc_files import WarcArchive

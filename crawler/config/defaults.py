@@ -3,7 +3,7 @@ components that take a section of them (re-visits, the engine's limits) read the
 
 from __future__ import annotations
 
-from crawler.net.urls import TRACKING_PARAMETERS
+from crawler.net.url_parameters import TRACKING_PARAMETERS
 from policies.relevance import DEFAULT_FEEDBACK_WEIGHT
 
 DB = "sqlite+aiosqlite:///crawl.db"

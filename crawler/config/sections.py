@@ -18,7 +18,7 @@ from crawler.errors import ConfigError
 from crawler.languages import LANGUAGES
 from crawler.net.robots import PRODUCT_TOKEN
 from crawler.net.url_filters import pattern_error
-from crawler.net.urls import parameter_error
+from crawler.net.url_parameters import parameter_error
 from policies.registry import names
 
 FULL_QUEUE_POLICIES = ("block", "drop")  # a page meeting a full processor queue: wait, or drop

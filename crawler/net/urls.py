@@ -24,11 +24,6 @@ from ada_url import join_url, normalize_url
 from yarl import URL
 
 from crawler.errors import BadUrlError
-
-# re-exported: the crawl's settings and the service import these three from here
-from crawler.net.url_parameters import TRACKING_PARAMETERS as TRACKING_PARAMETERS
-from crawler.net.url_parameters import parameter_error as parameter_error
-from crawler.net.url_parameters import strip_parameters as strip_parameters
 from crawler.net.url_parameters import without_path_session, without_query_session
 
 MAX_URL_LENGTH = 2048
