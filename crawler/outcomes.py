@@ -46,16 +46,6 @@ class Outcome(StrEnum):
         return None if self in (Outcome.OK, Outcome.NOT_HTML, Outcome.NOT_MODIFIED) else self.value
 
     @property
-    def retried(self) -> bool:
-        """Whether the URL goes back to the frontier instead of being recorded."""
-        return self in (
-            Outcome.THROTTLED,
-            Outcome.DEFERRED,
-            Outcome.ROBOTS_FIRST,
-            Outcome.SITEMAP_FIRST,
-        )
-
-    @property
     def fetched_page(self) -> bool:
         """Whether the visit asked for the page, or tried to (every outcome but two)."""
         return self not in (Outcome.ROBOTS_FIRST, Outcome.SITEMAP_FIRST)
