@@ -8,6 +8,9 @@ Each run crawls the web three times, the order rotating from run to run:
     page open  GET /api/v1/status every 2 s, as the web page does
     API loop   GET /api/v1/status and GET /api/v1/search?q=... one after the other,
                without pause, from one client: every answer's time is recorded
+    bound      the same loop of GETs, to a server in a process of its own that answers
+               a constant JSON body: the latency no server beside this crawl on this
+               machine can beat
 
 and reports the crawl's pages a second in each (this crawler's run time, from its
 summary), the latency of the API loop's requests (p50, p95, max) and the medians over
@@ -40,7 +43,7 @@ from bench.harness import rotated  # noqa: E402
 
 TESTBED_PORT = 18_441
 TOKEN = "bench-token-0123456789abcdef"
-MODES = ("alone", "page open", "API loop")
+MODES = ("alone", "page open", "API loop", "bound")
 PAGE_POLL = 2.0  # seconds between the web page's status requests
 QUERY = "solar energy"
 STARTUP = 60.0  # seconds the daemon may take to answer
@@ -70,6 +73,23 @@ def crawl_in_this_process(seed: str, max_pages: int, port: int, db: str, hosts: 
     )
     summary = asyncio.run(run_crawl(config, registry=CollectorRegistry(), handle_signals=False))
     print(json.dumps({"visited": summary.fetched, "seconds": summary.seconds}))
+
+
+def serve_constant(port: int) -> None:
+    """The bound's server: aiohttp answering every GET with a constant status-sized JSON."""
+    from aiohttp import web
+
+    body = json.dumps(
+        {"state": "running", "pages": 1234, "hosts": 6, "seconds": 12.5}
+        | {f"field{i}": i for i in range(10)}
+    )
+
+    async def answer(_request: web.Request) -> web.Response:
+        return web.Response(text=body, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", answer)
+    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
 
 
 def free_port() -> int:
@@ -107,7 +127,7 @@ def ask(mode: str, api: str, done: threading.Event, times: dict[str, list[float]
             if mode == "page open":
                 times["status"].append(get(status))
                 done.wait(PAGE_POLL)
-            elif mode == "API loop":
+            elif mode in ("API loop", "bound"):
                 times["status"].append(get(status))
                 times["search"].append(get(search))
             else:
@@ -119,6 +139,12 @@ def ask(mode: str, api: str, done: threading.Event, times: dict[str, list[float]
 def measure(mode: str, seed: str, max_pages: int, hosts: list[str]) -> dict:
     port = free_port()
     api = f"http://127.0.0.1:{port}"
+    constant = None
+    if mode == "bound":
+        bound_port = free_port()
+        constant = subprocess.Popen(
+            [sys.executable, "-m", "bench", "api", "--constant", str(bound_port)], cwd=HERE.parent
+        )
     times: dict[str, list[float]] = {"status": [], "search": []}
     with tempfile.TemporaryDirectory() as scratch:
         db = f"sqlite+aiosqlite:///{scratch}/bench.db"
@@ -133,20 +159,24 @@ def measure(mode: str, seed: str, max_pages: int, hosts: list[str]) -> dict:
         done = threading.Event()
         try:
             wait_until_answering(api, daemon)
+            if constant is not None:
+                api = f"http://127.0.0.1:{bound_port}"
+                wait_until_answering(api, constant)
             client = threading.Thread(target=ask, args=(mode, api, done, times))
             client.start()
             output, _ = daemon.communicate(timeout=1800)
         finally:
             done.set()
-            if daemon.poll() is None:
-                daemon.kill()
-                daemon.wait()
+            for process in (daemon, constant):
+                if process is not None and process.poll() is None:
+                    process.kill()
+                    process.wait()
         client.join()
     result = json.loads(output.strip().splitlines()[-1])
     result["pages_per_second"] = result["visited"] / result["seconds"]
     every = times["status"] + times["search"]
     result["requests"] = len(every)
-    if mode == "API loop" and every:
+    if mode in ("API loop", "bound") and every:
         for name, values in (("all", every), *times.items()):
             result[f"{name}_ms"] = latency(values)
     return {"mode": mode, **result}
@@ -171,12 +201,16 @@ def report(runs: dict[str, list[dict]]) -> None:
         rate = statistics.median(r["pages_per_second"] for r in runs[mode])
         requests = statistics.median(r["requests"] for r in runs[mode])
         print(f"{mode:<12}{rate:>10.1f}{(rate / alone - 1) * 100:>+9.1f}%{requests:>10.0f}")
-    print("\nAPI loop's latency, ms (median over the runs of each run's figure)")
-    print(f"{'requests':<10}{'n':>8}{'p50':>8}{'p95':>8}{'max':>8}")
-    for name in ("all", "status", "search"):
-        figures = [r[f"{name}_ms"] for r in runs["API loop"]]
-        row = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
-        print(f"{name:<10}{row['n']:>8.0f}{row['p50']:>8.1f}{row['p95']:>8.1f}{row['max']:>8.1f}")
+    print("\nlatency, ms (median over the runs of each run's figure)")
+    print(f"{'mode':<10}{'requests':<10}{'n':>8}{'p50':>8}{'p95':>8}{'max':>8}")
+    for mode in ("API loop", "bound"):
+        for name in ("all", "status", "search"):
+            figures = [r[f"{name}_ms"] for r in runs[mode]]
+            row = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
+            print(
+                f"{mode:<10}{name:<10}{row['n']:>8.0f}{row['p50']:>8.1f}{row['p95']:>8.1f}"
+                f"{row['max']:>8.1f}"
+            )
 
 
 def main() -> None:
@@ -205,7 +239,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--daemon":
+    if len(sys.argv) > 1 and sys.argv[1] == "--constant":
+        serve_constant(int(sys.argv[2]))
+    elif len(sys.argv) > 1 and sys.argv[1] == "--daemon":
         seed_, max_pages_, port_, db_, *hosts_ = sys.argv[2:]
         os.environ.pop("CRAWLER_API_TOKEN", None)
         crawl_in_this_process(seed_, int(max_pages_), int(port_), db_, hosts_)
