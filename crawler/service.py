@@ -40,8 +40,7 @@ from crawler.startup import (
 )
 from crawler.telemetry.console import Console
 from crawler.telemetry.metrics import CrawlerMetrics
-from crawler.telemetry.metrics_server import MetricsServer
-from crawler.web import Api, build_app
+from crawler.web.daemon_server import DaemonServer
 from policies import TopicScorer, make_frontier_policy
 
 log = logging.getLogger(__name__)
@@ -139,22 +138,10 @@ async def run_crawl(
         engine, fetcher = crawl.engine, crawl.fetcher
         server = None
         if config.metrics_port:
-            api = Api(
-                engine=engine,
-                db_url=config.db,
-                scope=scope,
-                token=config.api_token,
-                relevance_threshold=config.relevance_threshold,
-            )
-            server = MetricsServer(
-                registry,
-                host=config.metrics_host,
-                port=config.metrics_port,
-                health=functools.partial(_health, engine, retry),
-                app=build_app(api, host_names=config.api_hosts),
-            )
+            health = functools.partial(_health, engine, retry)
+            server = DaemonServer(config, registry, engine, scope, health)
             await server.start()
-            log.info("metrics at %s", server.url)
+            log.info("metrics at http://%s:%d/metrics", config.metrics_host, config.metrics_port)
         await fetcher.open()
         reporter = asyncio.create_task(_report_progress(engine, progress, config.progress_interval))
         try:
@@ -172,7 +159,7 @@ async def run_crawl(
             await asyncio.gather(reporter, return_exceptions=True)
             await _close_quietly("fetcher", fetcher.close())
             if server is not None:
-                await _close_quietly("metrics server", server.stop())
+                await _close_quietly("HTTP server", server.stop())
         log.info("crawl stopped: %s", summary.why_stopped)
         return summary
     finally:

@@ -1,9 +1,10 @@
 """The small HTTP server for /metrics (Prometheus text format) and /healthz (JSON: 200
 with status ok, 503 with what is wrong), beside the routes of the application it is
-given (the daemon's API and web page, `crawler.web`). It serves from an event loop on a
-thread of its own, so that a crawl's busy loop does not hold its answers up: its
-handlers read the crawl's state only through what is safe across threads (the
-registry's locked values, counters read whole, `crawler.web.api`'s snapshot)."""
+given (the engine's part of the daemon's API, `crawler.web.control`), on a TCP port or
+on a Unix socket (where the daemon's server process reaches it). It serves from an
+event loop on a thread of its own, so that a crawl's busy loop does not hold its
+answers up: its handlers read the crawl's state only through what is safe across
+threads (the registry's locked values, counters read whole) or on the crawl's loop."""
 
 from __future__ import annotations
 
@@ -17,19 +18,28 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 
+def cannot_serve(where: str, why: str) -> str:
+    """The error said when a server cannot take its address."""
+    return (
+        f"cannot serve metrics on {where}: {why} (choose another --metrics-port, or 0 to disable)"
+    )
+
+
 class MetricsServer:
     def __init__(
         self,
         registry: CollectorRegistry,
         *,
-        host: str,
-        port: int,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        socket_path: str | None = None,
         health: Callable[[], dict[str, object]] = lambda: {"status": "ok"},
         app: web.Application | None = None,
     ) -> None:
         self.registry = registry
         self.host = host
         self.port = port
+        self.socket_path = socket_path
         self.health = health
         self.app = app if app is not None else web.Application()
         self._runner: web.AppRunner | None = None
@@ -59,16 +69,17 @@ class MetricsServer:
         app.router.add_get("/healthz", self._healthz)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
+        site: web.BaseSite
+        if self.socket_path is not None:
+            site = web.UnixSite(self._runner, self.socket_path)
+        else:
+            site = web.TCPSite(self._runner, self.host, self.port)
         try:
             await site.start()
         except OSError as error:
             await self._cleanup()
-            raise OSError(
-                error.errno,
-                f"cannot serve metrics on {self.host}:{self.port}: {error.strerror} "
-                "(choose another --metrics-port, or 0 to disable)",
-            ) from error
+            where = self.socket_path or f"{self.host}:{self.port}"
+            raise OSError(error.errno, cannot_serve(where, str(error.strerror))) from error
 
     async def _cleanup(self) -> None:
         if self._runner is not None:
@@ -89,7 +100,10 @@ class MetricsServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}/metrics"
+        where = (
+            f"unix:{self.socket_path}:" if self.socket_path else f"http://{self.host}:{self.port}"
+        )
+        return f"{where}/metrics"
 
     async def _metrics(self, _request: web.Request) -> web.Response:
         body = generate_latest(self.registry)

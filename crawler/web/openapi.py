@@ -1,15 +1,16 @@
 """The API described in OpenAPI 3.1, written by hand beside the handlers
-(`crawler.web.api`): its paths here, the bodies' schemas in `crawler.web.openapi_schemas`;
-a test validates it and checks it names every route."""
+(`crawler.web.control`, `crawler.web.collection`): its paths here, the bodies' schemas
+in `crawler.web.openapi_schemas`; a test validates it and checks it names every route."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from crawler import __version__
-from crawler.web.api import MAX_HITS, PREFIX
+from crawler.web.collection import MAX_HITS
 from crawler.web.openapi_schemas import SCHEMAS
 from crawler.web.requests import MAX_BODY
+from crawler.web.routes import PREFIX
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:

@@ -29,13 +29,18 @@ def bad_request(message: str, **fields: Any) -> ApiError:
     return ApiError(400, message, **fields)
 
 
+async def body_bytes(request: web.Request) -> bytes:
+    """The body, of `MAX_BODY` bytes at most."""
+    try:
+        return await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise bad_request(f"the body is larger than {MAX_BODY} bytes") from None
+
+
 async def json_object(request: web.Request, fields: Mapping[str, Field]) -> dict[str, Any]:
     """The body's object, holding every one of `fields` and no other; an endpoint
     without fields takes an empty body or {}."""
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        raise bad_request(f"the body is larger than {MAX_BODY} bytes") from None
+    raw = await body_bytes(request)
     if not raw.strip():
         if fields:
             raise bad_request(f"send a JSON object with {_names(fields)}")

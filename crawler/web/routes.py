@@ -1,0 +1,3 @@
+"""Where the API's routes begin."""
+
+PREFIX = "/api/v1"
