@@ -31,9 +31,9 @@ from typing import Any
 
 from yarl import URL
 
+from crawler.fetch.fetcher import Response
+from crawler.fetch.robots import PRODUCT_TOKEN, RobotsCache, Verdict
 from crawler.net import urls
-from crawler.net.fetcher import Response
-from crawler.net.robots import PRODUCT_TOKEN, RobotsCache, Verdict
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "conformance"

@@ -3,7 +3,7 @@
 (as before the bound).
 
 Each run, a process of its own, drives the per-host state holders the engine uses
-(politeness, the robots.txt cache, crawler.net.host_memory) and the storage writer over a
+(politeness, the robots.txt cache, crawler.fetch.host_memory) and the storage writer over a
 real SQLite file, as visits and checkpoints do, without fetching, on a clock that goes
 as a crawl of 350 visits a second would: each step visits a new host (a robots.txt of
 about 2 KB, parsed; Crawl-delay 1 s), and one step in ten re-visits an earlier host at
@@ -32,10 +32,10 @@ from pathlib import Path
 
 import storage
 from crawler.config import defaults
-from crawler.net.host_memory import HostMemory
-from crawler.net.politeness import Politeness
-from crawler.net.robots import RobotsCache
-from crawler.pipeline.writer import StateWrite, StorageWriter
+from crawler.fetch.host_memory import HostMemory
+from crawler.fetch.politeness import Politeness
+from crawler.fetch.robots import RobotsCache
+from crawler.store.writer import StateWrite, StorageWriter
 
 UNBOUNDED = 10**9
 VISITS_PER_SECOND = 350.0  # as in the soak (docs/reliability.md)
@@ -138,7 +138,7 @@ async def run(hosts: int, capacity: int, samples: list[int], seed: int, trace: b
 
 
 async def visit(host: str, memory: HostMemory, clock: Clock) -> int:
-    """A visit's steps for per-host state (crawler.net.visit): the slot taken if the host is
+    """A visit's steps for per-host state (crawler.fetch.visit): the slot taken if the host is
     ready, the host read back if need be, robots.txt fetched if not known, the request
     ended. 1 if the host was visited, else 0."""
     polite, robots = memory.politeness, memory.robots

@@ -52,14 +52,14 @@ from selectolax.lexbor import LexborHTMLParser
 from sklearn.metrics import roc_auc_score
 from yarl import URL
 
-from crawler.net.fetcher import Response
+from crawler.fetch.fetcher import Response
+from crawler.fetch.visit import Visit
 from crawler.net.scope import Scope
 from crawler.net.urls import host_key
-from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.nesting import cap_nesting
-from crawler.pipeline.parse import MAX_TEXT_CHARS, analyze, decode
-from crawler.pipeline.processor import Processor
+from crawler.process.nesting import cap_nesting
+from crawler.process.parse import MAX_TEXT_CHARS, analyze, decode
+from crawler.process.processor import Processor
 from policies import Candidate, TopicScorer
 from policies.relevance import Rows
 

@@ -35,7 +35,7 @@ from prometheus_client import CollectorRegistry
 
 import storage
 from crawler.config import CrawlConfig
-from crawler.engine.revisits import learned_rates
+from crawler.frontier.revisits import learned_rates
 from crawler.service import run_crawl
 from policies.revisit.ephemeral import Source, simulate
 from testbed.server import Testbed

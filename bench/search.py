@@ -85,7 +85,7 @@ def doc_pages(limit: int | None = None) -> list[tuple[str, bytes]]:
 
 def cost(pages: list[tuple[str, bytes]], repeats: int) -> dict[str, float]:
     """Median CPU ms a page of the analysis and of the writes, over `repeats` passes."""
-    from crawler.pipeline.parse import analyze
+    from crawler.process.parse import analyze
     from policies.terms import TermHasher
     from storage import writes
 
@@ -182,7 +182,7 @@ def compare(before: str, rounds: int, repeats: int) -> None:
 
 def fill(path: Path, pages: int, seed: int, *, uniform: bool = False) -> None:
     """A database of `pages` pages written through the storage layer."""
-    from crawler.pipeline.parse import analyze
+    from crawler.process.parse import analyze
     from policies.terms import TermHasher
     from storage import writes
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import storage
 from crawler.config import CrawlConfig, build_config
-from crawler.engine.summary import CrawlSummary
 from crawler.reporting.collection import export_records
 from crawler.service import run_crawl
+from crawler.summary import CrawlSummary
 
 __all__ = ["CrawlSummary", "Page", "crawl", "crawl_blocking", "read_pages", "stream_pages"]
 

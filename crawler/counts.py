@@ -7,7 +7,7 @@ the report and the metrics count with these and print them under these names.
     redirects to pages fetched already
                      not errors: the page is counted once, on the row that fetched it
     variants of pages fetched already
-                     pages whose canonical URL is stored already (crawler.pipeline.canonical):
+                     pages whose canonical URL is stored already (crawler.process.canonical):
                      not errors, and not stored again
     errors           the other visits, by kind
 """

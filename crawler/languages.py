@@ -1,5 +1,5 @@
 """The languages a page may be found in: the ISO 639-1 codes among the languages of the
-detector's model (`crawler.pipeline.language`; its others have three letters), which
+detector's model (`crawler.process.language`; its others have three letters), which
 `--language` is checked against at start."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ class Outcome(StrEnum):
     BAD_REDIRECT = "bad_redirect"  # Location missing or not an http(s) URL
     OUT_OF_SCOPE = "out_of_scope"  # a redirect left the crawl's scope
     DUPLICATE = "duplicate"  # a redirect to a URL fetched already: not fetched again
-    # a page whose canonical URL (crawler.pipeline.canonical) is fetched already: counted,
+    # a page whose canonical URL (crawler.process.canonical) is fetched already: counted,
     # not stored again
     CANONICAL_VARIANT = "canonical_variant"
     # a redirect to a host another daemon of a shared crawl holds: the target is queued
@@ -37,7 +37,7 @@ class Outcome(StrEnum):
     # the host's turn went to its robots.txt, which allows the URL: the URL waits for the
     # host's next turn in the frontier, not in a visit (no fetch of the page was made)
     ROBOTS_FIRST = "robots_first"
-    # the host's turn went to one of its sitemaps (crawler.net.sitemaps): the URL waits
+    # the host's turn went to one of its sitemaps (crawler.fetch.sitemaps): the URL waits
     # for the host's next turn in the frontier, as after robots.txt
     SITEMAP_FIRST = "sitemap_first"
 

@@ -20,17 +20,15 @@ from crawler.cores import compute_on_the_calling_thread
 from crawler.counts import Counts
 from crawler.engine.assembly import Opened, assemble
 from crawler.engine.engine import Engine
-from crawler.engine.feedback import OnStored
-from crawler.engine.summary import CrawlSummary
+from crawler.fetch.netguard import NetworkGuard
+from crawler.fetch.resolver import CachingResolver
+from crawler.frontier.feedback import OnStored
 from crawler.memory import collect_cycles_in_bulk, return_large_blocks
-from crawler.net.netguard import NetworkGuard
-from crawler.net.resolver import CachingResolver
 from crawler.net.scope import Scope
 from crawler.net.url_filters import UrlFilters
 from crawler.net.url_parameters import strip_parameters
-from crawler.pipeline import language
-from crawler.pipeline.analysis_pool import AnalysisPool
-from crawler.pipeline.warc_files import WarcArchive
+from crawler.process import language
+from crawler.process.analysis_pool import AnalysisPool
 from crawler.startup import (
     check_seeds_admitted,
     check_seeds_reachable,
@@ -38,6 +36,8 @@ from crawler.startup import (
     parse_seeds,
     record_start,
 )
+from crawler.store.warc_files import WarcArchive
+from crawler.summary import CrawlSummary
 from crawler.telemetry.console import Console
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.web.daemon_server import DaemonServer

@@ -19,11 +19,11 @@ from yarl import URL
 import storage
 from crawler import __version__
 from crawler.config import ConfigError, CrawlConfig
-from crawler.net.netguard import NetworkGuard
+from crawler.fetch.netguard import NetworkGuard
 from crawler.net.url_filters import UrlFilters
 from crawler.net.urls import BadUrlError, canonicalize, host_key
-from crawler.pipeline.warc_files import WarcArchive
-from crawler.pipeline.warc_records import WARC_VERSION
+from crawler.store.warc_files import WarcArchive
+from crawler.store.warc_records import WARC_VERSION
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 The counts are exactly scikit-learn's `HashingVectorizer`'s (lower case, its token
 pattern, its English stop words, no sign, MurmurHash3 with seed 0: `mmh3`'s, which is
 scikit-learn's), got more cheaply and without loading scikit-learn or SciPy: a worker
-process that counts the terms of pages (`crawler.pipeline.analysis_pool`) then holds
+process that counts the terms of pages (`crawler.process.analysis_pool`) then holds
 some 20 MB instead of 130. The words are split out of the text's UTF-8 with
 `bytes.translate` and `bytes.split`; a piece holding bytes beyond ASCII goes through the
 vectorizer's token pattern, as the whole text would. Each distinct word of a text is

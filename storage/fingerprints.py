@@ -1,5 +1,5 @@
 """The fingerprints of stored pages that find their near-duplicates
-(`crawler.pipeline.near_duplicates`), read back when a crawl resumes."""
+(`crawler.process.near_duplicates`), read back when a crawl resumes."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ class UrlRow(Base):
     state: Mapped[int] = mapped_column(SmallInteger, default=URL_QUEUED)
     final_url: Mapped[str | None] = mapped_column(Text)
     # the canonical URL the page is stored under, which its row holds for it
-    # (crawler.pipeline.canonical); that URL's own row is reached, like a redirect's target
+    # (crawler.process.canonical); that URL's own row is reached, like a redirect's target
     canonical_url: Mapped[str | None] = mapped_column(Text)
     status: Mapped[int | None] = mapped_column(Integer)
     content_type: Mapped[str | None] = mapped_column(String(200))
@@ -60,7 +60,7 @@ class UrlRow(Base):
     warc_file: Mapped[str | None] = mapped_column(String(200))
     warc_offset: Mapped[int | None] = mapped_column(BigInteger)
     # the main text's SimHash (as a signed 64-bit number), and the id of the stored
-    # page it is a near-duplicate of (crawler.pipeline.near_duplicates)
+    # page it is a near-duplicate of (crawler.process.near_duplicates)
     simhash: Mapped[int | None] = mapped_column(BigInteger)
     near_duplicate_of: Mapped[int | None] = mapped_column(Integer)
     language: Mapped[str | None] = mapped_column(String(8))  # ISO 639-1, of the main text
@@ -119,7 +119,7 @@ class HostRow(Base):
     backoff: Mapped[float] = mapped_column(Float, default=1.0)
     failures: Mapped[int] = mapped_column(Integer, default=0)
     not_before: Mapped[float] = mapped_column(Float, default=0.0)  # unix seconds
-    # which of its sitemaps are read and left to read (JSON; crawler.net.sitemaps)
+    # which of its sitemaps are read and left to read (JSON; crawler.fetch.sitemaps)
     sitemaps: Mapped[str | None] = mapped_column(Text)
 
 

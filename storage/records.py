@@ -67,7 +67,7 @@ class HostRecord:
     backoff: float = 1.0
     failures: int = 0
     not_before: float = 0.0
-    sitemaps: str | None = None  # its sitemaps' plan, JSON (crawler.net.sitemaps); None: not begun
+    sitemaps: str | None = None  # sitemaps' plan, JSON (crawler.fetch.sitemaps); None: not begun
 
 
 @dataclass(frozen=True, slots=True)

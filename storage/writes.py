@@ -1,7 +1,7 @@
 """The writes of a crawl's results, as functions of a synchronous connection.
 
 The storage writer runs them in its own thread on a SQLite connection of its own, each
-statement a plain call (`crawler.pipeline.write_loop`); through an async connection
+statement a plain call (`crawler.store.write_loop`); through an async connection
 (aiosqlite's, asyncpg's) every statement would be handed to the driver's thread or
 loop and back, several times a statement, which cost the writer's transactions twice
 the CPU they take this way (`git show 810f12e:bench/writer_cost.py`).

@@ -17,7 +17,7 @@ Each page's text (title and body, without scripts and styles) goes into one TF-I
 model fitted on every page (scikit-learn, English stop words, sublinear term
 frequency); a page's relevance to a topic is the cosine of its vector with the topic's.
 A page is relevant at --threshold or above. With --main-text a page's text is its title
-and main text (`crawler.pipeline.main_text`, the text the crawler stores: without its
+and main text (`crawler.process.main_text`, the text the crawler stores: without its
 navigation) instead of its whole body, written to DIR/truth-main unless --out says.
 
 Writes OUT/NAME/ for each topic in the testbed's ground-truth format: `pages.tsv` (url,
@@ -46,7 +46,7 @@ from yarl import URL
 
 from crawler.net.scope import looks_like_a_trap
 from crawler.net.urls import BadUrlError, canonicalize
-from crawler.pipeline.main_text import main_text
+from crawler.process.main_text import main_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from realweb import DEFAULT_DIR, Host, is_html, read_hosts

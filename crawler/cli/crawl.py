@@ -14,7 +14,7 @@ from crawler.reporting.units import duration
 from crawler.telemetry.healthcheck import add_arguments as add_health_arguments
 
 if TYPE_CHECKING:
-    from crawler.engine.summary import CrawlSummary
+    from crawler.summary import CrawlSummary
 
 
 # run's flags, by setting name; each is passed on only when given
@@ -96,7 +96,7 @@ def _read_topic_file(path: Path) -> str:
     if path.suffix.lower() in (".html", ".htm"):
         from selectolax.lexbor import LexborHTMLParser
 
-        from crawler.pipeline.parse import decode
+        from crawler.process.parse import decode
 
         tree = LexborHTMLParser(decode(raw, None))
         tree.strip_tags(["script", "style"])

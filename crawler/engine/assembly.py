@@ -20,36 +20,36 @@ import storage
 from crawler.config import CrawlConfig
 from crawler.engine.checkpoints import Checkpoints
 from crawler.engine.engine import Engine
-from crawler.engine.feedback import CommitFeedback, OnStored
 from crawler.engine.labels import LabelWatch
 from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases, default_daemon_id
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.processing import Processing
-from crawler.engine.revisits import Revisits
-from crawler.engine.settle import Settlement
-from crawler.engine.summary import CrawlSummary
 from crawler.engine.visits import Visits
 from crawler.engine.writer_hold import WriterHold, write_hold
-from crawler.net.admission import Admission
-from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.fetcher import Fetcher
-from crawler.net.host_memory import HostMemory
-from crawler.net.host_turns import HostTurns
-from crawler.net.netguard import NetworkGuard
-from crawler.net.politeness import Politeness
-from crawler.net.resolver import CachingResolver
-from crawler.net.robots import RobotsCache
+from crawler.fetch.admission import Admission
+from crawler.fetch.fetched_urls import FetchedUrls
+from crawler.fetch.fetcher import Fetcher
+from crawler.fetch.host_memory import HostMemory
+from crawler.fetch.host_turns import HostTurns
+from crawler.fetch.netguard import NetworkGuard
+from crawler.fetch.politeness import Politeness
+from crawler.fetch.resolver import CachingResolver
+from crawler.fetch.robots import RobotsCache
+from crawler.fetch.sitemaps import Sitemaps
+from crawler.fetch.visit import Visitor
+from crawler.frontier.feedback import CommitFeedback, OnStored
+from crawler.frontier.frontier_store import BoundedFrontier
+from crawler.frontier.host_budget import HostBudget
+from crawler.frontier.revisits import Revisits
 from crawler.net.scope import Scope
-from crawler.net.sitemaps import Sitemaps
-from crawler.net.visit import Visitor
-from crawler.pipeline.analysis_pool import AnalysisPool
-from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.host_budget import HostBudget
-from crawler.pipeline.near_duplicate_index import restored_index
-from crawler.pipeline.processor import Processor
-from crawler.pipeline.warc_files import WarcArchive
-from crawler.pipeline.writer import StorageWriter
+from crawler.process.analysis_pool import AnalysisPool
+from crawler.process.near_duplicate_index import restored_index
+from crawler.process.pool_control import PoolControl
+from crawler.process.processing import Processing
+from crawler.process.processor import Processor
+from crawler.settle.settle import Settlement
+from crawler.store.warc_files import WarcArchive
+from crawler.store.writer import StorageWriter
+from crawler.summary import CrawlSummary
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import PriorityFrontier, TopicScorer, make_pool_policy
 

@@ -3,7 +3,7 @@
 Every GAUGE_INTERVAL the gauges that cost a scan are updated and idle hosts leave memory;
 every CHECKPOINT_INTERVAL the hosts changed since the last checkpoint, the sources, the
 learned models and a sample of the timeline go to the writer in one write. Once that
-write has committed, its hosts may leave memory (`crawler.net.host_memory`).
+write has committed, its hosts may leave memory (`crawler.fetch.host_memory`).
 
 A daemon of a shared crawl saves what its models learned from its own pages under its
 own name (`relevance.document_frequency@DAEMON`), and at each checkpoint merges into its
@@ -24,15 +24,15 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
-from crawler.deciding import REDIRECT_STATUSES
 from crawler.engine.labels import LabelWatch
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.revisits import Revisits
-from crawler.net.admission import Admission
-from crawler.net.host_memory import HostMemory
-from crawler.net.politeness import Politeness
-from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.writer import StateWrite, StorageWriter
+from crawler.fetch.admission import Admission
+from crawler.fetch.deciding import REDIRECT_STATUSES
+from crawler.fetch.host_memory import HostMemory
+from crawler.fetch.politeness import Politeness
+from crawler.frontier.frontier_store import BoundedFrontier
+from crawler.frontier.revisits import Revisits
+from crawler.process.pool_control import PoolControl
+from crawler.store.writer import StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.timeline import Timeline
 from policies import TopicScorer

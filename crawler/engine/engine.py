@@ -34,19 +34,19 @@ from crawler.engine.checkpoints import Checkpoints
 from crawler.engine.host_readiness import MAX_IDLE_WAIT, HostReadiness
 from crawler.engine.lease_keeper import LeaseKeeper
 from crawler.engine.leases import HostLeases
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.processing import Processing
-from crawler.engine.revisits import Revisits
-from crawler.engine.summary import CrawlSummary
 from crawler.engine.visits import Visits
 from crawler.engine.writer_hold import WriterHold
-from crawler.net.admission import Admission
-from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.host_turns import HostTurns
-from crawler.net.politeness import Politeness
-from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
-from crawler.pipeline.warc_files import WarcArchive, WarcError
-from crawler.pipeline.writer import StorageWriter
+from crawler.fetch.admission import Admission
+from crawler.fetch.fetched_urls import FetchedUrls
+from crawler.fetch.host_turns import HostTurns
+from crawler.fetch.politeness import Politeness
+from crawler.frontier.frontier_store import BoundedFrontier, candidate_of
+from crawler.frontier.revisits import Revisits
+from crawler.process.pool_control import PoolControl
+from crawler.process.processing import Processing
+from crawler.store.warc_files import WarcArchive, WarcError
+from crawler.store.writer import StorageWriter
+from crawler.summary import CrawlSummary
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.waiting import wait_event
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from crawler.engine.host_wakeups import HostWakeups
 from crawler.engine.leases import HostLeases
-from crawler.net.politeness import Politeness
-from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.fetch.politeness import Politeness
+from crawler.frontier.frontier_store import BoundedFrontier
 
 MAX_IDLE_WAIT = 1.0  # longest the dispatcher sleeps without being woken
 

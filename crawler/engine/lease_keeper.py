@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 
 from crawler.engine.leases import HostLeases
-from crawler.engine.summary import CrawlSummary
-from crawler.net.politeness import Politeness
-from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.fetch.politeness import Politeness
+from crawler.frontier.frontier_store import BoundedFrontier
+from crawler.summary import CrawlSummary
 from crawler.telemetry.metrics import CrawlerMetrics
 
 

@@ -42,8 +42,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.deciding import REDIRECT_STATUSES
 from crawler.errors import ConfigError
+from crawler.fetch.deciding import REDIRECT_STATUSES
 
 log = logging.getLogger(__name__)
 

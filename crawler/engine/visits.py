@@ -1,5 +1,5 @@
 """The visits in flight: each a task of the engine's group that fetches its URL
-(`crawler.net.visit`) and then settles it (`crawler.engine.settle`). A bug met while
+(`crawler.fetch.visit`) and then settles it (`crawler.settle.settle`). A bug met while
 visiting one URL is that URL's `internal_error` outcome, never the crawl's end; the
 database away for longer than the crawl waits (`storage.DatabaseAway`) is the crawl's.
 """
@@ -10,10 +10,10 @@ import asyncio
 import logging
 
 import storage
-from crawler.engine.settle import Settlement
-from crawler.engine.summary import CrawlSummary
-from crawler.net.admission import Admission
-from crawler.net.visit import Visitor
+from crawler.fetch.admission import Admission
+from crawler.fetch.visit import Visitor
+from crawler.settle.settle import Settlement
+from crawler.summary import CrawlSummary
 from policies import Candidate
 
 log = logging.getLogger(__name__)

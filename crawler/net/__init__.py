@@ -1,2 +1,2 @@
-"""Talking to the web: fetching through the network guard, robots.txt, each host's
-politeness and turns, a URL's visit from request to final answer, canonical URLs."""
+"""URL primitives every stage reads: parsing and canonical URLs, scope and filters,
+tracking parameters, Link headers, robots.txt's format, the URLs known."""

@@ -18,7 +18,7 @@ from prometheus_client import (
 )
 
 from crawler.counts import is_page
-from crawler.net.sitemaps import RESULTS as SITEMAP_RESULTS
+from crawler.fetch.sitemaps import RESULTS as SITEMAP_RESULTS
 from crawler.outcomes import Outcome
 
 FETCH_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry
 
 import storage
-from crawler.net.politeness import HostSlot, Politeness
+from crawler.fetch.politeness import HostSlot, Politeness
 
 # the sample's name: the metric it reads
 SAMPLED = {
@@ -70,7 +70,7 @@ class Timeline:
     def _politeness_since_last(self) -> dict[str, list[float]]:
         """Per host that was asked since the last sample: [requests, seconds closed].
 
-        A host leaves memory only once a sample has counted it (`crawler.net.host_memory`);
+        A host leaves memory only once a sample has counted it (`crawler.fetch.host_memory`);
         read back, it has a new slot whose totals start from zero."""
         changed = {}
         reported = {}

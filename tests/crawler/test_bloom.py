@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crawler.net.bloom import BloomFilter
+from crawler.fetch.bloom import BloomFilter
 
 
 def test_every_key_added_is_found_and_few_others_are() -> None:

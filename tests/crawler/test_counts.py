@@ -17,11 +17,11 @@ import storage
 from crawler.cli import main
 from crawler.cli.crawl import format_summary
 from crawler.counts import Counts
-from crawler.engine.summary import CrawlSummary
 from crawler.reporting.collection import format_status, status, status_counts
 from crawler.reporting.history import CrawlHistory, read_history
 from crawler.reporting.report import summary as report_summary
 from crawler.reporting.units import duration
+from crawler.summary import CrawlSummary
 from tests.crawler.helpers import SEEN, crawl, html, links, redirect, serving, site
 
 

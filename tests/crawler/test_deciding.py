@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.deciding import NO_TRIES_LEFT, Decision, Facts, decide
+from crawler.fetch.deciding import NO_TRIES_LEFT, Decision, Facts, decide
 from crawler.outcomes import Outcome
 
 MAX_RETRIES = 2

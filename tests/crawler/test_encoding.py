@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 
 import storage
-from crawler.pipeline.parse import ContentError, decode
+from crawler.process.parse import ContentError, decode
 from tests.crawler.helpers import Handler, crawl, serving, site
 
 PAGE = "<title>Café</title><p>solar energy, naïve façade</p>"
@@ -98,7 +98,7 @@ def test_the_replacement_and_user_defined_encodings() -> None:
 
 
 def test_every_encoding_in_the_table_has_a_codec() -> None:
-    from crawler.pipeline import encoding
+    from crawler.process import encoding
 
     for label, name in encoding.LABELS.items():
         assert encoding.encoding_for(label.upper()) == name

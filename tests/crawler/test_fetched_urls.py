@@ -7,7 +7,7 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.net.fetched_urls import FetchedUrls
+from crawler.fetch.fetched_urls import FetchedUrls
 from storage import NewUrl
 from tests.storage.helpers import fetched
 

@@ -29,7 +29,7 @@ def static_costs(arrival: float, service: float, *, buffer: int, gamma: float) -
 async def test_the_modelled_pools_learn_the_rates_and_size_the_pool(
     db_url: str, policy: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="crawler.engine.pool_control")
+    caplog.set_level(logging.DEBUG, logger="crawler.process.pool_control")
     registry = CollectorRegistry()
     buffer, gamma = 8, 1.0
     async with Testbed(WebSpec(pages=3000, hosts=6), ServerSpec(latency=0.05)) as bed:

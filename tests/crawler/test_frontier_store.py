@@ -7,8 +7,8 @@ import copy
 import pytest
 
 import storage
-from crawler.pipeline import frontier_store
-from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.frontier import frontier_store
+from crawler.frontier.frontier_store import BoundedFrontier
 from policies import BestFirst, BreadthFirst, Candidate
 from policies.frontier.qlearning.frontier import QLearningFrontier
 from policies.frontier.qlearning.site_values import SiteValues

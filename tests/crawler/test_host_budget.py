@@ -8,7 +8,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from crawler.pipeline.host_budget import HostBudget
+from crawler.frontier.host_budget import HostBudget
 from tests.crawler.helpers import SEEN, Handler, crawl, html, links, serving, site
 
 

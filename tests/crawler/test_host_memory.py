@@ -12,10 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 import storage
 from crawler.engine import checkpoints
-from crawler.net.host_memory import HostMemory
-from crawler.net.politeness import Feedback, Politeness
-from crawler.net.robots import RobotsCache, Verdict
-from crawler.pipeline.writer import StateWrite, StorageWriter
+from crawler.fetch.host_memory import HostMemory
+from crawler.fetch.politeness import Feedback, Politeness
+from crawler.fetch.robots import RobotsCache, Verdict
+from crawler.store.writer import StateWrite, StorageWriter
 from tests.crawler.helpers import SEEN, Handler, collection, crawl, html, links, serve, site
 
 WALL = 1_700_000_000.0  # the wall clock at monotonic 0

@@ -12,11 +12,11 @@ from prometheus_client import CollectorRegistry
 from yarl import URL
 
 from crawler.config import defaults
-from crawler.net.fetcher import Response
+from crawler.fetch.fetcher import Response
+from crawler.fetch.visit import Visit
 from crawler.net.scope import Scope
-from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.processor import Processor
+from crawler.process.processor import Processor
 from policies import Candidate, TopicScorer
 from tests.crawler.helpers import SEEN, collection, crawl, html, serving, site
 

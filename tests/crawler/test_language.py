@@ -10,7 +10,7 @@ import pytest
 
 from crawler.config import ConfigError, CrawlConfig
 from crawler.languages import LANGUAGES
-from crawler.pipeline.language import _identifier, detect_language
+from crawler.process.language import _identifier, detect_language
 from tests.crawler.helpers import SEEN, collection, crawl, html, serving, site
 
 ENGLISH = (

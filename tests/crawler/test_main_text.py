@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from crawler.pipeline.main_text import main_text
-from crawler.pipeline.parse import analyze
+from crawler.process.main_text import main_text
+from crawler.process.parse import analyze
 from policies.terms import TermHasher
 
 PAGES = Path(__file__).parents[1] / "data" / "main_text"

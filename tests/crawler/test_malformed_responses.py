@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
-import crawler.pipeline.processor
+import crawler.process.processor
 from tests.crawler.helpers import SEEN, collection, crawl, html, links, serving, site
 
 PAGES = ("/p0", "/p1", "/p2")
@@ -147,14 +147,14 @@ def test_malformed_answers_end_as_outcomes_and_the_crawl_goes_on(
 async def test_a_bug_on_one_url_is_its_outcome_and_a_resumed_crawl_goes_on(
     db_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    analyze = crawler.pipeline.processor.analyze
+    analyze = crawler.process.processor.analyze
 
     def analyze_with_a_bug(body: bytes, *, url: str, **kwargs: object) -> object:
         if url.endswith("/p1"):
             raise RuntimeError("a bug in the parser")
         return analyze(body, url=url, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(crawler.pipeline.processor, "analyze", analyze_with_a_bug)
+    monkeypatch.setattr(crawler.process.processor, "analyze", analyze_with_a_bug)
     app = site({"/": html(links(*PAGES)), **{path: html(links("/more")) for path in PAGES}})
     app.router.add_get("/more", html(links()))
     registry = CollectorRegistry()

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from crawler.config import defaults
-from crawler.pipeline.near_duplicates import MAX_DISTANCE, NearDuplicates, distance, simhash
+from crawler.process.near_duplicates import MAX_DISTANCE, NearDuplicates, distance, simhash
 from tests.crawler.helpers import SEEN, collection, crawl, html, serving, site
 
 VOCABULARY = (

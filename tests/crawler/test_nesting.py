@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawler.pipeline.nesting import cap_nesting
+from crawler.process.nesting import cap_nesting
 
 TAGS = ["<div>", "</div>", "<span class=x>", "</span>", "<li>", "</li>", "<a href=/y>", "</a>"]
 

@@ -5,7 +5,7 @@ import socket
 import pytest
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from crawler.net.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
+from crawler.fetch.netguard import GuardedResolver, NetworkGuard, PrivateNetworkError
 from tests.crawler.helpers import SEEN, collection, crawl, html, links, redirect, serving, site
 
 # hosts that carry the metadata address, or loopback beside the crawl's own, in IPv6

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from crawler.net.scope import LinkScope, Scope
-from crawler.pipeline.nesting import cap_nesting
-from crawler.pipeline.parse import ContentError, analyze, decode
+from crawler.process.nesting import cap_nesting
+from crawler.process.parse import ContentError, analyze, decode
 from policies.terms import TermHasher
 
 COUNTER = TermHasher(n_features=2**12)

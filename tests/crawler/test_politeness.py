@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.net.politeness import Feedback, Politeness
+from crawler.fetch.politeness import Feedback, Politeness
 
 
 def test_one_request_at_a_time_and_the_delay_counts_from_the_response_end() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
-from crawler.engine.pool_control import SOLVER_SHARE, PoolControl
-from crawler.net.admission import Admission
+from crawler.fetch.admission import Admission
+from crawler.process.pool_control import SOLVER_SHARE, PoolControl
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies.pool.fetcher_pool import DynamicPool, PoolSolution, StaticPool
 
@@ -84,7 +84,7 @@ async def test_an_mdp_that_does_not_settle_is_said_once_and_the_static_optimum_s
         clock=lambda: clock[0],
     )
     static = StaticPool(max_fetchers=16, buffer=4)
-    with caplog.at_level(logging.WARNING, logger="crawler.engine.pool_control"):
+    with caplog.at_level(logging.WARNING, logger="crawler.process.pool_control"):
         for fetch_seconds in (10.0, 20.0):  # the rates move: a second solve
             observe(control, fetch_seconds=fetch_seconds, service_seconds=0.0005)
             clock[0] += 1_000.0  # past the solver's share of the time

@@ -8,15 +8,15 @@ from datetime import UTC, datetime
 import pytest
 from yarl import URL
 
-from crawler.net.fetcher import Response
+from crawler.fetch.fetcher import Response
+from crawler.fetch.visit import Visit
 from crawler.net.scope import Scope
 from crawler.net.urls import host_key
-from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline import processor as processor_module
-from crawler.pipeline.parse import analyze
-from crawler.pipeline.processor import Processor
-from crawler.pipeline.writer import PageWrite
+from crawler.process import processor as processor_module
+from crawler.process.parse import analyze
+from crawler.process.processor import Processor
+from crawler.store.writer import PageWrite
 from policies import Candidate, TopicScorer, make_frontier_policy
 from policies.frontier import LinkContext
 from policies.terms import TermHasher

@@ -18,14 +18,14 @@ import pytest
 from prometheus_client import CollectorRegistry
 from yarl import URL
 
-from crawler.net.fetcher import Response
+from crawler.fetch.fetcher import Response
+from crawler.fetch.visit import Visit
 from crawler.net.known_urls import KNOWN_URLS_MEMORY
 from crawler.net.scope import Scope
-from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool
-from crawler.pipeline.analysis_worker import FRAME, PIPE_BYTES, frame
-from crawler.pipeline.processor import Processor
+from crawler.process.analysis_pool import AnalysisJob, AnalysisPool
+from crawler.process.analysis_worker import FRAME, PIPE_BYTES, frame
+from crawler.process.processor import Processor
 from policies import Candidate, TopicScorer
 from testbed.server import Testbed
 from testbed.web import TOPIC, TestbedWeb, WebSpec
@@ -284,7 +284,7 @@ def test_a_worker_loads_neither_scipy_nor_scikit_learn() -> None:
         scorer=scorer, scope=SCOPE, store_text=True, relevance_threshold=0.1
     ).analysis_job(visit)
     run = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "crawler.pipeline.analysis_worker", "1024"],
+        [sys.executable, "-X", "importtime", "-m", "crawler.process.analysis_worker", "1024"],
         input=frame(SCOPE) + frame((job, [])),
         capture_output=True,
         check=True,
@@ -295,7 +295,7 @@ def test_a_worker_loads_neither_scipy_nor_scikit_learn() -> None:
     assert done
     assert len(analysis.links) >= 3
     imported = {line.split("|")[-1].strip() for line in run.stderr.decode().splitlines()}
-    assert "crawler.pipeline.parse" in imported
+    assert "crawler.process.parse" in imported
     assert sorted(m for m in imported if m.split(".")[0] in ("scipy", "sklearn")) == []
 
 
@@ -306,7 +306,7 @@ async def test_a_worker_ends_when_its_crawl_is_killed() -> None:
         """
         import asyncio, sys
         from crawler.net.scope import Scope
-        from crawler.pipeline.analysis_pool import AnalysisPool
+        from crawler.process.analysis_pool import AnalysisPool
 
         async def main():
             pool = await AnalysisPool.start(2, 1024, Scope.of({"127.0.0.1"}))

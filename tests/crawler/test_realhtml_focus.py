@@ -4,7 +4,7 @@ pages of a real site, tests/data/realhtml), each page's true relevance known.
 The next URL is chosen when a fetch ends, and the links of a page reach the frontier
 once it is processed and committed, so the pipeline's lag moves the order: the more
 pages fetched and not yet committed, the more choices are made without their links.
-The storage writer's transactions run on a loop of their own (crawler.pipeline.write_loop)
+The storage writer's transactions run on a loop of their own (crawler.store.write_loop)
 so that a commit does not wait on the crawl's busy loop; with them on the crawl's loop,
 best-first found 1 of the 12 "docstrings" pages within 40 at four requests at a time,
 and 12 with them on their own. The bounds below hold over the measured spread; the

@@ -9,7 +9,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from crawler.cli import main
-from crawler.net.politeness import Politeness
+from crawler.fetch.politeness import Politeness
 from crawler.reporting.collection import status
 from crawler.reporting.history import harvest_rate, read_ground_truth, read_history
 from crawler.reporting.report import summary, write_report

@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry
 
 from crawler.cli import main
 from crawler.config import ConfigError, build_config
-from crawler.engine.revisits import learned_rates
+from crawler.frontier.revisits import learned_rates
 from crawler.reporting.collection import format_status, status, top_sources
 from testbed.server import Testbed
 from testbed.sources import EphemeralSource

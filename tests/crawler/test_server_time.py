@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from crawler.engine.server_time import ServerTime
+from crawler.process.server_time import ServerTime
 from policies.pool.mm1k import idle_share, stationary_probabilities
 
 

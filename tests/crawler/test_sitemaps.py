@@ -190,7 +190,7 @@ async def test_a_host_s_sitemaps_give_at_most_sitemap_max_urls(
         }
     )
     registry = CollectorRegistry()
-    with caplog.at_level(logging.WARNING, logger="crawler.net.visit"):
+    with caplog.at_level(logging.WARNING, logger="crawler.fetch.visit"):
         async with serving(app) as base:
             await crawl(db_url, [base], sitemaps=True, sitemap_max_urls=6, registry=registry)
     paths = app[SEEN].paths()
@@ -256,7 +256,7 @@ async def test_a_gzip_bomb_is_inflated_only_to_the_protocol_s_50_mb(
     bomb = Bomb(encoding=encoding)
     app = site({"/": PAGE, "/before-the-bomb": PAGE, "/sitemap.xml": bomb.serve})
     registry = CollectorRegistry()
-    with caplog.at_level(logging.WARNING, logger="crawler.net.visit"):
+    with caplog.at_level(logging.WARNING, logger="crawler.fetch.visit"):
         async with serving(app) as base:
             await crawl(db_url, [base], sitemaps=True, registry=registry)
     assert app[SEEN].paths().count("/before-the-bomb") == 1

@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 
 from crawler.cli import main
-from crawler.pipeline.warc_files import WarcError
+from crawler.store.warc_files import WarcError
 from testbed.server import Testbed
 from testbed.sources import EphemeralSource
 from testbed.web import WebSpec

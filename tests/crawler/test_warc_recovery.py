@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from crawler.net.exchange import Exchange
-from crawler.pipeline.warc_files import CaptureGroup, WarcArchive
+from crawler.fetch.exchange import Exchange
+from crawler.store.warc_files import CaptureGroup, WarcArchive
 from tests.crawler.warcs import captures, read_records, warcio_check
 
 WRITER = """

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Connection, text
 
 import storage
-from crawler.pipeline.write_loop import WriteLoop
+from crawler.store.write_loop import WriteLoop
 from storage import writes
 
 

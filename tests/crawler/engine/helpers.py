@@ -9,22 +9,22 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from yarl import URL
 
 import storage
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.processing import Processing
-from crawler.engine.settle import Settlement
-from crawler.engine.summary import CrawlSummary
-from crawler.net.admission import Admission
-from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.fetcher import Response
-from crawler.net.host_memory import HostMemory
-from crawler.net.politeness import Politeness
-from crawler.net.robots import RobotsCache
+from crawler.fetch.admission import Admission
+from crawler.fetch.fetched_urls import FetchedUrls
+from crawler.fetch.fetcher import Response
+from crawler.fetch.host_memory import HostMemory
+from crawler.fetch.politeness import Politeness
+from crawler.fetch.robots import RobotsCache
+from crawler.fetch.visit import Visit
+from crawler.frontier.frontier_store import BoundedFrontier, candidate_of
 from crawler.net.scope import Scope
-from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.frontier_store import BoundedFrontier, candidate_of
-from crawler.pipeline.processor import Processor
-from crawler.pipeline.writer import StorageWriter
+from crawler.process.pool_control import PoolControl
+from crawler.process.processing import Processing
+from crawler.process.processor import Processor
+from crawler.settle.settle import Settlement
+from crawler.store.writer import StorageWriter
+from crawler.summary import CrawlSummary
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import Candidate, TopicScorer
 from policies.pool.fetcher_pool import FixedPool

@@ -8,18 +8,18 @@ import asyncio
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.processing import Processing
-from crawler.engine.summary import CrawlSummary
-from crawler.net.admission import Admission
-from crawler.net.fetched_urls import FetchedUrls
+from crawler.fetch.admission import Admission
+from crawler.fetch.fetched_urls import FetchedUrls
+from crawler.fetch.visit import Visit
 from crawler.net.scope import Scope
-from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.canonical import Canonical
-from crawler.pipeline.parse import PageAnalysis
-from crawler.pipeline.processor import Processed, Processor
-from crawler.pipeline.writer import StorageWriter
+from crawler.process.canonical import Canonical
+from crawler.process.parse import PageAnalysis
+from crawler.process.pool_control import PoolControl
+from crawler.process.processing import Processing
+from crawler.process.processor import Processed, Processor
+from crawler.store.writer import StorageWriter
+from crawler.summary import CrawlSummary
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import TopicScorer
 from policies.pool.fetcher_pool import FixedPool

@@ -18,12 +18,12 @@ from crawler.config import CrawlConfig
 from crawler.engine import checkpoints
 from crawler.engine.checkpoints import SCORER_STATE, Checkpoints
 from crawler.engine.labels import LabelWatch
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.revisits import Revisits
-from crawler.net.admission import Admission
-from crawler.net.politeness import Feedback
-from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.writer import StorageWriter
+from crawler.fetch.admission import Admission
+from crawler.fetch.politeness import Feedback
+from crawler.frontier.frontier_store import BoundedFrontier
+from crawler.frontier.revisits import Revisits
+from crawler.process.pool_control import PoolControl
+from crawler.store.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import BestFirst, TopicScorer
 from policies.pool.fetcher_pool import FixedPool

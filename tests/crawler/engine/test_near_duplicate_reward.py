@@ -9,14 +9,14 @@ import asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from crawler.config import CrawlConfig
-from crawler.engine.feedback import CommitFeedback
-from crawler.engine.revisits import Revisits
-from crawler.net.fetched_urls import FetchedUrls
+from crawler.fetch.fetched_urls import FetchedUrls
+from crawler.frontier.feedback import CommitFeedback
+from crawler.frontier.frontier_store import BoundedFrontier
+from crawler.frontier.revisits import Revisits
 from crawler.net.scope import Scope
-from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.near_duplicates import NearDuplicates
-from crawler.pipeline.processor import Processor
-from crawler.pipeline.writer import StorageWriter
+from crawler.process.near_duplicates import NearDuplicates
+from crawler.process.processor import Processor
+from crawler.store.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import TopicScorer
 from tests.crawler.engine.helpers import HOSTS, TOPIC, page, queued

@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.engine.pool_control import PoolControl
-from crawler.engine.processing import Processing
-from crawler.engine.summary import CrawlSummary
-from crawler.net.admission import Admission
+from crawler.fetch.admission import Admission
+from crawler.fetch.visit import Visit
 from crawler.net.scope import Scope
-from crawler.net.visit import Visit
 from crawler.outcomes import Outcome
-from crawler.pipeline.analysis_pool import AnalysisJob, AnalysisPool
-from crawler.pipeline.processor import Processor
-from crawler.pipeline.writer import StorageWriter
+from crawler.process.analysis_pool import AnalysisJob, AnalysisPool
+from crawler.process.pool_control import PoolControl
+from crawler.process.processing import Processing
+from crawler.process.processor import Processor
+from crawler.store.writer import StorageWriter
+from crawler.summary import CrawlSummary
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import TopicScorer
 from policies.pool.fetcher_pool import FixedPool

@@ -1,5 +1,5 @@
 """A visit's fate once fetched, decided in one place: put back untried (its turn went to
-robots.txt), tried again (its decision, crawler.deciding), lost at a full queue (only with
+robots.txt), tried again (its decision, crawler.fetch.deciding), lost at a full queue (only with
 the paper's loss), or queued for the processor, waiting with its fetcher for room."""
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.engine.processing import Processing
-from crawler.engine.settle import Settlement
-from crawler.net.exchange import Exchange
-from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.robots import RobotsCache
-from crawler.net.visit import Visit
+from crawler.fetch.exchange import Exchange
+from crawler.fetch.fetched_urls import FetchedUrls
+from crawler.fetch.robots import RobotsCache
+from crawler.fetch.visit import Visit
+from crawler.frontier.frontier_store import BoundedFrontier
 from crawler.outcomes import Outcome
-from crawler.pipeline.frontier_store import BoundedFrontier
-from crawler.pipeline.writer import StorageWriter
+from crawler.process.processing import Processing
+from crawler.settle.settle import Settlement
+from crawler.store.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import BestFirst, Candidate
 from tests.crawler.engine.helpers import (

@@ -17,16 +17,16 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from yarl import URL
 
 import storage
-from crawler.engine.summary import CrawlSummary
 from crawler.engine.visits import Visits
-from crawler.net.admission import Admission
-from crawler.net.fetched_urls import FetchedUrls
-from crawler.net.fetcher import Response
-from crawler.net.host_turns import HostTurns
-from crawler.net.politeness import Politeness
+from crawler.fetch.admission import Admission
+from crawler.fetch.fetched_urls import FetchedUrls
+from crawler.fetch.fetcher import Response
+from crawler.fetch.host_turns import HostTurns
+from crawler.fetch.politeness import Politeness
+from crawler.fetch.visit import Visitor
+from crawler.frontier.frontier_store import BoundedFrontier
 from crawler.net.scope import Scope
-from crawler.net.visit import Visitor
-from crawler.pipeline.frontier_store import BoundedFrontier
+from crawler.summary import CrawlSummary
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import BestFirst, Candidate
 from tests.crawler.engine.helpers import (

@@ -8,7 +8,7 @@ import asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from crawler.engine.writer_hold import MAX_WRITE_BACKLOG, MIN_WRITE_HOLD, WriterHold, write_hold
-from crawler.pipeline.writer import StateWrite, StorageWriter
+from crawler.store.writer import StateWrite, StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from tests.crawler.engine.helpers import sample
 

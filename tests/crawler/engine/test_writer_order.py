@@ -7,7 +7,7 @@ import asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.pipeline.writer import SitemapWrite, StateWrite, StorageWriter
+from crawler.store.writer import SitemapWrite, StateWrite, StorageWriter
 
 
 async def test_a_hosts_records_in_one_batch_are_saved_in_the_order_they_were_put(

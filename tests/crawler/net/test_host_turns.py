@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import pytest
 
 import storage
-from crawler.net.admission import Admission
-from crawler.net.host_memory import HostMemory
-from crawler.net.host_turns import HostTurns, Turn
-from crawler.net.politeness import Feedback, Politeness
-from crawler.net.robots import RobotsCache
+from crawler.fetch.admission import Admission
+from crawler.fetch.host_memory import HostMemory
+from crawler.fetch.host_turns import HostTurns, Turn
+from crawler.fetch.politeness import Feedback, Politeness
+from crawler.fetch.robots import RobotsCache
 
 HOST = "a.example"
 DELAY = 2.0

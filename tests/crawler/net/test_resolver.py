@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from crawler.net.resolver import MIN_TTL, NEGATIVE_TTL, CachingResolver
+from crawler.fetch.resolver import MIN_TTL, NEGATIVE_TTL, CachingResolver
 from tests.dns import dns_server
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from aiohttp import web
 
-from crawler.net.robots import MAX_ROBOTS_BYTES, RobotsCache, Verdict
+from crawler.fetch.robots import MAX_ROBOTS_BYTES, RobotsCache, Verdict
 from tests.crawler.helpers import SEEN, Handler, collection, crawl, html, links, serving, site
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import zlib
 
-from crawler.net.sitemap_xml import MAX_FILE_BYTES, SitemapEntry, SitemapReader
+from crawler.fetch.sitemap_xml import MAX_FILE_BYTES, SitemapEntry, SitemapReader
 
 
 def read(body: bytes, reader: SitemapReader | None = None, piece: int = 1000) -> SitemapReader:
