@@ -32,8 +32,9 @@ from typing import Any
 from yarl import URL
 
 from crawler.fetch.fetcher import Response
-from crawler.fetch.robots import PRODUCT_TOKEN, RobotsCache, Verdict
+from crawler.fetch.robots import RobotsCache, Verdict
 from crawler.net import urls
+from crawler.net.robots_txt import PRODUCT_TOKEN
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "conformance"

@@ -15,8 +15,8 @@ from typing import Any
 
 from crawler.config import defaults
 from crawler.errors import ConfigError
-from crawler.fetch.robots import PRODUCT_TOKEN
 from crawler.languages import LANGUAGES
+from crawler.net.robots_txt import PRODUCT_TOKEN
 from crawler.net.url_filters import pattern_error
 from crawler.net.url_parameters import parameter_error
 from policies.registry import names

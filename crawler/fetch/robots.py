@@ -8,24 +8,13 @@ Groups are matched on the user agent's product token (RFC 9309 2.2.1: `testbot` 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import Enum
 
-from crawler.net.robots_txt import RobotsTxt
+from crawler.net.robots_txt import RobotsTxt, product_token
 
 MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 asks parsers to read at least 500 KiB
 MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 2.3.1.2: follow at least five
-
-PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
-
-
-def product_token(user_agent: str) -> str:
-    """The part of a User-Agent that robots.txt groups name (RFC 9309: a-z, A-Z, _, -)."""
-    match = PRODUCT_TOKEN.match(user_agent.strip())
-    if match is None:
-        raise ValueError(f"user agent {user_agent!r} does not start with a product token")
-    return match.group(0)
 
 
 class Verdict(Enum):

@@ -32,7 +32,8 @@ _USER_AGENT_KEYS = ("user-agent", "useragent", "user agent")
 _DISALLOW_KEYS = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
 _SITEMAP_KEYS = ("sitemap", "site-map")
 _CRAWL_DELAY_KEYS = ("crawl-delay", "crawl delay")
-_PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]*")
+# what robots.txt groups name of a user agent (RFC 9309 2.2.1: a-z, A-Z, _, -)
+PRODUCT_TOKEN = re.compile(r"[A-Za-z_-]+")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
@@ -142,12 +143,20 @@ def _rules(pattern: str, *, allow: bool) -> list[tuple[str, bool]]:
     return rules
 
 
+def product_token(user_agent: str) -> str:
+    """The part of a User-Agent that robots.txt groups name."""
+    match = PRODUCT_TOKEN.match(user_agent.strip())
+    if match is None:
+        raise ValueError(f"user agent {user_agent!r} does not start with a product token")
+    return match.group(0)
+
+
 def _agent(value: str) -> str:
     """The product token a User-agent value names: `*` (followed by anything), or the
     letters, `_` and `-` it starts with."""
     if value[:1] == "*" and (len(value) == 1 or value[1].isspace()):
         return "*"
-    token = _PRODUCT_TOKEN.match(value)
+    token = PRODUCT_TOKEN.match(value)
     return token.group().lower() if token else ""
 
 
