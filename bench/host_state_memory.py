@@ -35,7 +35,8 @@ from crawler.config import defaults
 from crawler.fetch.host_memory import HostMemory
 from crawler.fetch.politeness import Politeness
 from crawler.fetch.robots import RobotsCache
-from crawler.store.writer import StateWrite, StorageWriter
+from crawler.store.records import StateWrite
+from crawler.store.writer import StorageWriter
 
 UNBOUNDED = 10**9
 VISITS_PER_SECOND = 350.0  # as in the soak (docs/reliability.md)

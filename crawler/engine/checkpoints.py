@@ -32,7 +32,8 @@ from crawler.fetch.politeness import Politeness
 from crawler.frontier.frontier_store import BoundedFrontier
 from crawler.frontier.revisits import Revisits
 from crawler.process.pool_control import PoolControl
-from crawler.store.writer import StateWrite, StorageWriter
+from crawler.store.records import StateWrite
+from crawler.store.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from crawler.telemetry.timeline import Timeline
 from policies import TopicScorer

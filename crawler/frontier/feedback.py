@@ -17,7 +17,7 @@ from crawler.fetch.fetched_urls import FetchedUrls
 from crawler.frontier.frontier_store import BoundedFrontier, candidate_of
 from crawler.frontier.host_budget import is_page
 from crawler.frontier.revisits import Revisits
-from crawler.store.writer import Committed, SitemapCommitted
+from crawler.store.records import Committed, SitemapCommitted
 from crawler.telemetry.metrics import CrawlerMetrics
 
 # told each page fetched (its URL, its record) once its transaction has committed

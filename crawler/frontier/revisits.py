@@ -27,7 +27,7 @@ import numpy as np
 
 import storage
 from crawler.config import sections
-from crawler.store.writer import Committed, PageSignature
+from crawler.store.records import Committed, PageSignature
 from policies import Candidate
 from policies.revisit.ephemeral import plan_revisits
 from policies.revisit.source_rates import mean_worths, poisson_rates

@@ -46,7 +46,7 @@ from crawler.process.canonical import Canonical
 from crawler.process.near_duplicates import NearDuplicates
 from crawler.process.parse import ContentError, PageAnalysis, analyze
 from crawler.process.visit_records import page_captures, reached
-from crawler.store.writer import PageSignature, PageWrite
+from crawler.store.records import PageSignature, PageWrite
 from policies import LinkContext, TopicScorer
 from policies.relevance import Rows
 from policies.terms import link_text

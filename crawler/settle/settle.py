@@ -24,7 +24,8 @@ from crawler.outcomes import Outcome
 from crawler.process.pool_control import PoolControl
 from crawler.process.processing import Processing
 from crawler.process.visit_records import page_captures
-from crawler.store.writer import SitemapWrite, StateWrite, StorageWriter
+from crawler.store.records import SitemapWrite, StateWrite
+from crawler.store.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from policies import Candidate
 

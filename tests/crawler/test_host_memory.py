@@ -15,7 +15,8 @@ from crawler.engine import checkpoints
 from crawler.fetch.host_memory import HostMemory
 from crawler.fetch.politeness import Feedback, Politeness
 from crawler.fetch.robots import RobotsCache, Verdict
-from crawler.store.writer import StateWrite, StorageWriter
+from crawler.store.records import StateWrite
+from crawler.store.writer import StorageWriter
 from tests.crawler.helpers import SEEN, Handler, collection, crawl, html, links, serve, site
 
 WALL = 1_700_000_000.0  # the wall clock at monotonic 0

@@ -16,7 +16,7 @@ from crawler.outcomes import Outcome
 from crawler.process import processor as processor_module
 from crawler.process.parse import analyze
 from crawler.process.processor import Processor
-from crawler.store.writer import PageWrite
+from crawler.store.records import PageWrite
 from policies import Candidate, TopicScorer, make_frontier_policy
 from policies.frontier import LinkContext
 from policies.terms import TermHasher

@@ -8,7 +8,8 @@ import asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from crawler.engine.writer_hold import MAX_WRITE_BACKLOG, MIN_WRITE_HOLD, WriterHold, write_hold
-from crawler.store.writer import StateWrite, StorageWriter
+from crawler.store.records import StateWrite
+from crawler.store.writer import StorageWriter
 from crawler.telemetry.metrics import CrawlerMetrics
 from tests.crawler.engine.helpers import sample
 

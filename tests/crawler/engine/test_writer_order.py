@@ -7,7 +7,8 @@ import asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage
-from crawler.store.writer import SitemapWrite, StateWrite, StorageWriter
+from crawler.store.records import SitemapWrite, StateWrite
+from crawler.store.writer import StorageWriter
 
 
 async def test_a_hosts_records_in_one_batch_are_saved_in_the_order_they_were_put(
