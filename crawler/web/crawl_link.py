@@ -112,6 +112,6 @@ class CrawlLink:
             await asyncio.sleep(STATUS_EVERY)
             try:
                 await self._read_status()
-            except (TimeoutError, ClientError, OSError) as error:
+            except (TimeoutError, ClientError, OSError, ValueError) as error:
                 # the crawl is ending, or too busy: the last status stands
                 log.debug("the crawl's status cannot be read: %s", error)

@@ -28,6 +28,8 @@ from aiohttp import ClientError, web
 
 from crawler.telemetry.metrics_server import cannot_serve
 
+log = logging.getLogger(__name__)
+
 STARTUP = 60.0  # seconds the process may take to answer on its port
 STOP = 10.0  # seconds it may take to end once asked to
 
@@ -48,6 +50,7 @@ class ServerProcess:
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
         self._process: asyncio.subprocess.Process | None = None
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Start the process and wait until it serves; an OSError naming the address if
@@ -68,14 +71,27 @@ class ServerProcess:
             line = await asyncio.wait_for(process.stdout.readline(), STARTUP)
         except (TimeoutError, OSError):
             line = b""
-        answer = json.loads(line) if line.strip() else {"error": "the server process did not start"}
+        answer = _answer(line)
         if "error" in answer:
             await self.stop()
             where = f"{self.settings.host}:{self.settings.port}"
-            raise OSError(answer.get("errno"), cannot_serve(where, answer["error"]))
+            raise OSError(answer.get("errno"), cannot_serve(where, str(answer["error"])))
+        self._watch = asyncio.create_task(self._say_if_it_ends(process))
+
+    async def _say_if_it_ends(self, process: asyncio.subprocess.Process) -> None:
+        code = await process.wait()
+        if self._process is process:  # not stopped by the crawl
+            log.error(
+                "the daemon's HTTP server process ended (exit code %s): the API, the web "
+                "page and /metrics do not answer until the crawl is started again",
+                code,
+            )
 
     async def stop(self) -> None:
         process, self._process = self._process, None
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         if process is None:
             return
         assert process.stdin is not None
@@ -112,6 +128,17 @@ async def serve(settings: ServerSettings) -> None:
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.buffer.read)
     finally:
         await runner.cleanup()
+
+
+def _answer(line: bytes) -> dict[str, object]:
+    """The process's first line: ready, or the error it met."""
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        return {"error": f"the server process did not start (it said {line[:200]!r})"}
+    return answer
 
 
 def _say(answer: dict[str, object]) -> None:

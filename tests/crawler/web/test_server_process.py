@@ -19,10 +19,13 @@ import pytest
 from aiohttp import ClientError, ClientSession, ClientTimeout
 
 from testbed.demo import free_port
-from tests.crawler.helpers import crawl, serving, site
+from tests.crawler.helpers import crawl, html, serving, site
 from tests.crawler.web.daemon import WAIT, chain, running_daemon, wait_for
 
-ROUTES = {"/": chain(), "/chain/{n}": chain()}
+ROUTES = {
+    "/": html('<html><body><p>wind</p><a href="/chain/0">on</a></body></html>'),
+    "/chain/{n}": chain(),
+}
 BLOCKED = 5.0  # seconds the crawl's loop is held, at most
 
 
@@ -131,6 +134,28 @@ async def test_the_server_process_ends_when_the_crawl_is_killed(tmp_path: Path) 
                 await crawler.wait()
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+async def test_a_server_process_that_dies_is_said_in_the_log_and_the_crawl_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'crawl.db'}"
+    async with running_daemon(db_url, ROUTES) as daemon:
+        (server,) = [
+            pid for pid in children(os.getpid()) if "crawler.web.server_process" in cmdline(pid)
+        ]
+        os.kill(server, signal.SIGKILL)
+
+        async def said() -> bool:
+            return "HTTP server process ended" in caplog.text
+
+        await wait_for(said, "said in the log")
+        fetched = len(daemon.seen.requests)
+
+        async def goes_on() -> bool:
+            return len(daemon.seen.requests) > fetched
+
+        await wait_for(goes_on, "crawling")
 
 
 async def test_a_port_in_use_is_an_error_naming_it_and_leaves_nothing(tmp_path: Path) -> None:
