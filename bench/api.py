@@ -194,13 +194,16 @@ def latency(seconds: list[float]) -> dict[str, float]:
 
 
 def report(runs: dict[str, list[dict]]) -> None:
-    alone = statistics.median(r["pages_per_second"] for r in runs["alone"])
-    print(f"\nmedians of {len(runs['alone'])} runs")
+    print(f"\nmedians of {len(runs['alone'])} runs; vs alone: the median of each run's ratio")
     print(f"{'mode':<12}{'pages/s':>10}{'vs alone':>10}{'requests':>10}")
     for mode in MODES:
         rate = statistics.median(r["pages_per_second"] for r in runs[mode])
+        ratio = statistics.median(
+            r["pages_per_second"] / a["pages_per_second"]
+            for r, a in zip(runs[mode], runs["alone"], strict=True)
+        )
         requests = statistics.median(r["requests"] for r in runs[mode])
-        print(f"{mode:<12}{rate:>10.1f}{(rate / alone - 1) * 100:>+9.1f}%{requests:>10.0f}")
+        print(f"{mode:<12}{rate:>10.1f}{(ratio - 1) * 100:>+9.1f}%{requests:>10.0f}")
     print("\nlatency, ms (median over the runs of each run's figure)")
     print(f"{'mode':<10}{'requests':<10}{'n':>8}{'p50':>8}{'p95':>8}{'max':>8}")
     for mode in ("API loop", "bound"):
