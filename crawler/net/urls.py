@@ -264,8 +264,9 @@ class Base:
 
 
 def host_key(url: URL) -> str:
-    """The politeness and robots.txt unit: host and explicit non-default port."""
+    """The politeness and robots.txt unit: host and explicit non-default port. An IPv6
+    host with a port keeps its brackets: [::1]:8080 is not the address ::1:8080."""
     host = url.raw_host or ""
     if url.explicit_port is not None and not url.is_default_port():
-        return f"{host}:{url.port}"
+        return f"[{host}]:{url.port}" if ":" in host else f"{host}:{url.port}"
     return host

@@ -100,6 +100,14 @@ def test_host_key_keeps_only_non_default_ports() -> None:
     assert host_key(canonicalize("https://example.com:8443/")) == "example.com:8443"
 
 
+def test_an_ipv6_host_with_a_port_is_not_another_address() -> None:
+    with_port = host_key(canonicalize("http://[::1]:8080/"))
+    address = host_key(canonicalize("http://[::1:8080]/"))
+    assert with_port == "[::1]:8080"
+    assert address == "::1:8080"
+    assert host_key(canonicalize("http://[::1]/")) == "::1"
+
+
 @pytest.mark.parametrize(
     ("raw", "canonical"),
     [
