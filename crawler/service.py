@@ -91,6 +91,7 @@ async def run_crawl(
     archive: WarcArchive | None = None
     processors = config.processor_count()
     analysis: AnalysisPool | None = None
+    server: DaemonServer | None = None
     try:
         lock = storage.lock_for_crawl(db)  # one crawl at a time on a SQLite file
         if processors > 1:
@@ -136,7 +137,6 @@ async def run_crawl(
             on_stored=on_stored,
         )
         engine, fetcher = crawl.engine, crawl.fetcher
-        server = None
         if config.metrics_port:
             health = functools.partial(_health, engine, retry)
             server = DaemonServer(config, registry, engine, scope, health)
@@ -158,11 +158,11 @@ async def run_crawl(
             # its own cancellation is not an error; the crawl's is, and goes on up
             await asyncio.gather(reporter, return_exceptions=True)
             await _close_quietly("fetcher", fetcher.close())
-            if server is not None:
-                await _close_quietly("HTTP server", server.stop())
         log.info("crawl stopped: %s", summary.why_stopped)
         return summary
     finally:
+        if server is not None:  # stopped however the crawl ended, a cancel at start too
+            await _close_quietly("HTTP server", server.stop())
         if analysis is not None:
             await _close_quietly("analysis workers", analysis.close())
         if archive is not None:

@@ -101,6 +101,9 @@ class ServerProcess:
         except TimeoutError:
             process.kill()
             await process.wait()
+        except asyncio.CancelledError:
+            process.kill()  # the crawl is cancelled while stopping: end it at once
+            raise
 
 
 async def serve(settings: ServerSettings) -> None:

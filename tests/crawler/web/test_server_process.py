@@ -5,6 +5,7 @@ error naming it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -156,6 +157,32 @@ async def test_a_server_process_that_dies_is_said_in_the_log_and_the_crawl_goes_
             return len(daemon.seen.requests) > fetched
 
         await wait_for(goes_on, "crawling")
+
+
+async def test_a_crawl_cancelled_at_any_moment_of_its_start_leaves_no_server_process(
+    tmp_path: Path,
+) -> None:
+    async with serving(site(ROUTES)) as base:
+        for attempt in range(8):
+            crawling = asyncio.create_task(
+                crawl(
+                    f"sqlite+aiosqlite:///{tmp_path / f'crawl{attempt}.db'}",
+                    [base],
+                    metrics_host="127.0.0.1",
+                    metrics_port=free_port(),
+                    duration=30,
+                )
+            )
+            await asyncio.sleep(0.15 * attempt)  # from before the server starts to after
+            crawling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await crawling
+            left = [
+                pid
+                for pid in children(os.getpid())
+                if "crawler.web.server_process" in cmdline(pid) and running(pid)
+            ]
+            assert left == [], f"cancelled after {0.15 * attempt:.2f} s"
 
 
 async def test_a_port_in_use_is_an_error_naming_it_and_leaves_nothing(tmp_path: Path) -> None:
