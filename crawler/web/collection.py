@@ -21,11 +21,9 @@ from crawler.web.requests import (
     query_float,
     query_int,
 )
-from crawler.web.routes import PREFIX
+from crawler.web.routes import MAX_HITS, PREFIX
 from storage.labels import save_label, uncertain_pages
 from storage.pages import PageDetail, page_detail, url_ids
-
-MAX_HITS = 100  # a search's or a list of pages' limit, at most
 
 RELEVANT = Field("true or false", lambda value: isinstance(value, bool))
 

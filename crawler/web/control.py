@@ -22,9 +22,7 @@ from crawler.startup import SEED_SCORE
 from crawler.web.auth import authorize
 from crawler.web.errors import ApiError, errors_as_json
 from crawler.web.requests import MAX_BODY, Field, bad_request, check_query, json_object
-from crawler.web.routes import PREFIX
-
-MAX_SEEDS = 1_000  # URLs one request may add
+from crawler.web.routes import MAX_SEEDS, PREFIX
 
 URLS = Field(
     f"a list of 1 to {MAX_SEEDS} URL strings",

@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from crawler import __version__
-from crawler.web.collection import MAX_HITS
 from crawler.web.openapi_schemas import SCHEMAS
 from crawler.web.requests import MAX_BODY
-from crawler.web.routes import PREFIX
+from crawler.web.routes import MAX_HITS, PREFIX
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:

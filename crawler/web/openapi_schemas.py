@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawler.web.control import MAX_SEEDS
+from crawler.web.routes import MAX_SEEDS
 
 SCHEMAS: dict[str, Any] = {
     "Error": {
