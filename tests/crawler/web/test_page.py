@@ -11,13 +11,17 @@ from aiohttp import ClientSession, ClientTimeout
 
 from crawler.web.page import CONTENT_SECURITY_POLICY, FILES, static_file
 from tests.crawler.helpers import html
-from tests.crawler.web.daemon import running_daemon
+from tests.crawler.web.daemon import chain, running_daemon
 
 STATIC = Path(__file__).parents[3] / "crawler" / "web" / "static"
 
 
 async def test_the_page_and_its_files_are_served_with_the_policy(db_url: str) -> None:
-    routes = {"/": html("<html><head><title>A</title></head><body>solar</body></html>")}
+    # a chain without end: the crawl (and its server) outlives the requests
+    routes = {
+        "/": html('<html><head><title>A</title></head><body><a href="/chain/0">on</a></body>'),
+        "/chain/{n}": chain(),
+    }
     async with (
         running_daemon(db_url, routes) as daemon,
         ClientSession(timeout=ClientTimeout(total=5)) as client,
