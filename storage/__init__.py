@@ -81,11 +81,12 @@ from storage.repository import (
     utc_now,
     warc_locations,
 )
-from storage.retry import DatabaseAway, DatabaseRetry, Outage
+from storage.retry import LONGEST_PAUSE, DatabaseAway, DatabaseRetry, Outage
 from storage.search import search_pages
 from storage.writable import check_writable
 
 __all__ = [
+    "LONGEST_PAUSE",
     "CrawlFileLock",
     "CrawlStatus",
     "DaemonRecord",

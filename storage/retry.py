@@ -70,6 +70,7 @@ class DatabaseRetry:
         self.clock = clock
         self._random = random_state or random.Random()
         self.away: Outage | None = None
+        self.back_at: float | None = None  # when the database was last found back
 
     async def run(self, operation: Callable[[], Awaitable[T]], *, doing: str) -> T:
         """`operation()`'s result, run again while the database is away (see the
@@ -130,6 +131,7 @@ class DatabaseRetry:
                 "the database %s is back after %.1f s", self.where, self.clock() - self.away.since
             )
             self.away = None
+            self.back_at = self.clock()
 
 
 def one_line(error: BaseException) -> str:

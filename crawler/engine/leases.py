@@ -190,8 +190,9 @@ class HostLeases:
                 connection, self.daemon_id, {h: now + self.cooldown(h) for h in give_up}
             )
             held -= give_up
+            wanted_more = 0 if self._settling() else share - len(held)
             change.claimed = await storage.claim_hosts(
-                connection, self.daemon_id, now=now, until=until, limit=share - len(held)
+                connection, self.daemon_id, now=now, until=until, limit=wanted_more
             )
             held.update(change.claimed)
             if change.claimed:
@@ -201,6 +202,19 @@ class HostLeases:
             )
         change.lost |= give_up
         return held, until, change, draining, queued
+
+    def _settling(self) -> bool:
+        """Whether the database came back too lately for this daemon to take hosts over.
+        The other daemons were cut off too: their leases ran out while they could not
+        renew them, and the pages they fetched before are not stored yet (their URLs
+        still queued). Each renews within a lease tick and a retry's longest pause of
+        the return, taking back its leases no one took; until then, a host taken over
+        would have those pages fetched again."""
+        if self.retry.away is not None:
+            return True  # this tick is the first try to get through
+        back = self.retry.back_at
+        hold = self.lease_seconds + 2 * storage.LONGEST_PAUSE
+        return back is not None and self.retry.clock() - back < hold
 
     async def leave(self, *, pages: int, rate: float) -> None:
         """A clean stop: every lease given up (free after the longest politeness delay

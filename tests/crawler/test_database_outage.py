@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry
 from sqlalchemy import text
 
 import storage
+from crawler.engine.leases import HostLeases
 from crawler.telemetry.healthcheck import check_health
 from crawler.telemetry.metrics_server import MetricsServer
 from testbed.demo import free_port
@@ -171,6 +172,62 @@ async def test_two_daemons_ride_out_a_restart_and_never_ask_for_a_page_twice(
     for host, served in itertools.groupby(by_host, key=lambda r: r.host):
         for before, after in itertools.pairwise(list(served)):
             assert after.started >= before.finished - 0.005, f"host {host} asked twice at once"
+
+
+async def test_after_a_restart_a_daemon_takes_over_no_host_before_its_holder_renews(
+    own_postgres: PostgresServer,
+) -> None:
+    """The holder's leases ran out while the database was away, its last pages not yet
+    stored: the other daemon, back first, must not take its hosts (and fetch those
+    pages again) before the holder has had a tick and a longest retry pause to renew."""
+    wall = [1_000.0]  # both daemons' wall clock
+    back = [0.0]  # the second daemon's retry clock
+    hosts = ("a.test", "b.test", "c.test", "d.test")
+    db = storage.open_engine(own_postgres.new_database())
+    try:
+        await storage.create_schema(db)
+        async with db.begin() as connection:
+            await storage.add_urls(
+                connection, [storage.NewUrl(f"http://{h}/", h, 0, 0.5) for h in hosts]
+            )
+        holder = HostLeases(
+            db=db,
+            daemon_id="holder",
+            lease_seconds=60.0,
+            cooldown=lambda h: 0.0,
+            wall_clock=lambda: wall[0],
+        )
+        retry = storage.DatabaseRetry(db, patience=60.0, clock=lambda: back[0])
+        other = HostLeases(
+            db=db,
+            daemon_id="other",
+            lease_seconds=60.0,
+            cooldown=lambda h: 0.0,
+            wall_clock=lambda: wall[0],
+            retry=retry,
+        )
+        await holder.join()
+        await holder.tick(busy=set(), pages=0, rate=0.0)
+        await other.join()
+        assert set(holder.expires) == set(hosts)
+        own_postgres.stop()
+        wall[0] += 90  # away longer than the leases
+        ticking = asyncio.create_task(other.tick(busy=set(), pages=0, rate=0.0))
+        await asyncio.sleep(0.5)  # the other daemon finds the database away
+        own_postgres.start()
+        await asyncio.wait_for(ticking, 30)
+        await db.dispose()  # the holder's connections died with the server
+        assert set(other.expires) == set()  # every lease has run out, none taken
+        # its visits of before the restart not yet stored: every host is busy
+        await holder.tick(busy=set(hosts), pages=0, rate=0.0)
+        assert set(holder.expires) == set(hosts)  # renewed: they never changed hands
+        back[0] += 60.0 + 2 * storage.LONGEST_PAUSE  # settled: the share is taken again
+        await holder.tick(busy=set(), pages=0, rate=0.0)  # stored: gives up its excess
+        wall[0] += 1
+        await other.tick(busy=set(), pages=0, rate=0.0)
+        assert len(other.expires) == 2
+    finally:
+        await db.dispose()
 
 
 async def test_a_database_away_longer_than_db_outage_seconds_stops_the_crawl_naming_it(
