@@ -19,8 +19,13 @@ from crawler.fetch.robots import RobotsCache, RobotsEntry, Verdict
 from crawler.fetch.sitemap_xml import SitemapReader
 from crawler.fetch.sitemaps import MAX_INDEX_DEPTH, HostSitemaps, SitemapRead, Sitemaps
 from crawler.net.urls import BadUrlError, canonicalize, host_key
+from crawler.outcomes import Outcome
 
 log = logging.getLogger(__name__)
+
+# a sitemap whose request ended so is asked for once more, later (an answer of 429 or
+# 5xx too): the server or the way to it may be back by then
+PASSING_FAILURES = frozenset({Outcome.TIMEOUT, Outcome.CONNECTION_ERROR})
 
 
 async def read_next_sitemap(
@@ -53,6 +58,8 @@ async def read_next_sitemap(
                 return None
             turn.answered(Feedback.FAILURE)
             log.debug("sitemap %s: %s", url, error.outcome)
+            if error.outcome in PASSING_FAILURES:
+                plan.try_again(url, depth)
             return SitemapRead(host, url, "failed")
         turn.answered(answer_feedback(response.status), response.retry_after)
         read = _sitemap_read(plan, host, url, depth, response, reader)
@@ -79,6 +86,8 @@ def _sitemap_read(
         return SitemapRead(host, url, "redirected")
     if not 200 <= response.status < 300:
         log.debug("sitemap %s: status %d", url, response.status)
+        if response.status == 429 or 500 <= response.status < 600:
+            plan.try_again(url, depth)
         return SitemapRead(host, url, "failed")
     reader.close()
     plan.urls += len(reader.entries)

@@ -6,6 +6,9 @@ levels below those; a redirect adds its target on the same host. A sitemap of an
 host is ignored (the host it names may not have chosen this one's robots.txt to speak
 for it, and reading it would need that host's turn).
 
+A file whose answer failed in a way that passes (a 429 or a 5xx, a timeout, a connection
+error) is planned again once, at the plan's end.
+
 A host's files are bounded (`MAX_HOST_FILES`), and so are their entries and bytes in
 all (`max_urls`, `MAX_HOST_BYTES`): each file is read with what is left. A plan is kept
 with the host's record in the database (`as_text`, `of_text`), so a file read once is
@@ -37,6 +40,7 @@ class HostSitemaps:
     files: int = 0  # taken off the plan: read, failed or refused by robots.txt
     urls: int = 0  # entries read
     size: int = 0  # bytes read
+    tried_again: list[str] = field(default_factory=list)  # files planned a second time
 
     def next_file(self) -> tuple[str, int] | None:
         """The next file to read, taken off the plan."""
@@ -52,9 +56,23 @@ class HostSitemaps:
         self.todo.append((url, depth))
         return True
 
+    def try_again(self, url: str, depth: int) -> bool:
+        """Plan `url` once more after an answer that may pass; whether it was planned
+        (not if it was tried again already, or the plan is full)."""
+        if url in self.tried_again or not self.add(url, depth):
+            return False
+        self.tried_again.append(url)
+        return True
+
     def as_text(self) -> str:
         return json.dumps(
-            {"todo": self.todo, "files": self.files, "urls": self.urls, "bytes": self.size}
+            {
+                "todo": self.todo,
+                "files": self.files,
+                "urls": self.urls,
+                "bytes": self.size,
+                "tried_again": self.tried_again,
+            }
         )
 
     @classmethod
@@ -65,6 +83,7 @@ class HostSitemaps:
             int(saved["files"]),
             int(saved["urls"]),
             int(saved["bytes"]),
+            [str(url) for url in saved.get("tried_again", [])],  # none in an older plan
         )
 
 

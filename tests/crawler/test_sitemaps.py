@@ -14,6 +14,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from crawler.config import CrawlConfig
+from crawler.fetch.sitemaps import HostSitemaps
 from tests.crawler.helpers import (
     SEEN,
     Handler,
@@ -150,6 +151,96 @@ async def test_a_sitemap_robots_txt_disallows_is_never_asked_for(db_url: str) ->
     assert "/maps/closed.xml" not in paths
     assert "/only-in-closed" not in paths
     assert paths.count("/only-in-open") == 1
+
+
+def failing_first(status: int, then: Handler) -> Handler:
+    """`status` the first time, then as `then` answers."""
+    asked = [0]
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        asked[0] += 1
+        if asked[0] == 1:
+            return web.Response(status=status, text="not now")
+        return await then(request)
+
+    return handler
+
+
+@pytest.mark.parametrize("status", [429, 500, 503])
+async def test_a_sitemap_that_fails_in_passing_is_asked_again_once_and_read(
+    db_url: str, status: int
+) -> None:
+    app = site(
+        {
+            "/robots.txt": robots_naming("/map.xml"),
+            "/": PAGE,
+            "/listed": PAGE,
+            "/map.xml": failing_first(status, xml(urlset("/listed"))),
+        }
+    )
+    async with serving(app) as base:
+        await crawl(db_url, [base], sitemaps=True)
+    paths = app[SEEN].paths()
+    assert paths.count("/map.xml") == 2
+    assert paths.count("/listed") == 1
+
+
+async def test_a_sitemap_whose_answer_was_cut_short_is_asked_again(db_url: str) -> None:
+    then = xml(urlset("/listed"))
+    asked = [0]
+
+    async def cut_first(request: web.Request) -> web.StreamResponse:
+        asked[0] += 1
+        if asked[0] > 1:
+            return await then(request)
+        response = web.StreamResponse(headers={"Content-Length": "5000"})
+        await response.prepare(request)
+        await response.write(b"<?xml version='1.0'?><urlset")
+        assert request.transport is not None
+        request.transport.close()  # a connection error, 5,000 bytes promised
+        return response
+
+    app = site(
+        {
+            "/robots.txt": robots_naming("/map.xml"),
+            "/": PAGE,
+            "/listed": PAGE,
+            "/map.xml": cut_first,
+        }
+    )
+    async with serving(app) as base:
+        await crawl(db_url, [base], sitemaps=True)
+    paths = app[SEEN].paths()
+    assert paths.count("/map.xml") == 2
+    assert paths.count("/listed") == 1
+
+
+@pytest.mark.parametrize(("status", "asked"), [(503, 2), (404, 1), (410, 1)])
+async def test_a_sitemap_that_keeps_failing_is_asked_at_most_twice(
+    db_url: str, status: int, asked: int
+) -> None:
+    async def failing(_request: web.Request) -> web.Response:
+        return web.Response(status=status, text="no")
+
+    app = site({"/robots.txt": robots_naming("/map.xml"), "/": PAGE, "/map.xml": failing})
+    async with serving(app) as base:
+        await crawl(db_url, [base], sitemaps=True)
+    assert app[SEEN].paths().count("/map.xml") == asked
+
+
+def test_a_plan_saved_before_sitemaps_were_tried_again_reads_back() -> None:
+    older = '{"todo": [["http://a.test/map.xml", 0]], "files": 1, "urls": 3, "bytes": 90}'
+    plan = HostSitemaps.of_text(older)
+    assert (plan.todo, plan.files, plan.urls, plan.size) == (
+        [("http://a.test/map.xml", 0)],
+        1,
+        3,
+        90,
+    )
+    assert plan.tried_again == []
+    assert plan.try_again("http://a.test/other.xml", 0)
+    assert not plan.try_again("http://a.test/other.xml", 0)  # once only
+    assert HostSitemaps.of_text(plan.as_text()).tried_again == ["http://a.test/other.xml"]
 
 
 async def test_the_politeness_delay_holds_between_sitemaps_and_pages(db_url: str) -> None:
