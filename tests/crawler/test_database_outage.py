@@ -190,22 +190,20 @@ async def test_after_a_restart_a_daemon_takes_over_no_host_before_its_holder_ren
             await storage.add_urls(
                 connection, [storage.NewUrl(f"http://{h}/", h, 0, 0.5) for h in hosts]
             )
-        holder = HostLeases(
-            db=db,
-            daemon_id="holder",
-            lease_seconds=60.0,
-            cooldown=lambda h: 0.0,
-            wall_clock=lambda: wall[0],
-        )
+
+        def daemon(name: str, retry: storage.DatabaseRetry) -> HostLeases:
+            return HostLeases(
+                db=db,
+                daemon_id=name,
+                lease_seconds=60.0,
+                cooldown=lambda h: 0.0,
+                wall_clock=lambda: wall[0],
+                retry=retry,
+            )
+
+        holder = daemon("holder", storage.DatabaseRetry(db, patience=60.0))
         retry = storage.DatabaseRetry(db, patience=60.0, clock=lambda: back[0])
-        other = HostLeases(
-            db=db,
-            daemon_id="other",
-            lease_seconds=60.0,
-            cooldown=lambda h: 0.0,
-            wall_clock=lambda: wall[0],
-            retry=retry,
-        )
+        other = daemon("other", retry)
         await holder.join()
         await holder.tick(busy=set(), pages=0, rate=0.0)
         await other.join()
