@@ -23,7 +23,6 @@ BENCHMARKS = {
     "search": ("search.py", "main text and search: CPU a page, latency, precision at 10"),
     "labels": ("labels.py", "F1 and harvest after labels the crawler asked for, or random"),
     "api": ("api.py", "the daemon API's latency, and pages/s with the web page open"),
-    "links": ("links.py", "ns a resolved link on real pages, before and after the URL parser"),
     "conformance": ("conformance.py", "URLs and robots.txt against the public test suites"),
     "frontier-memory": ("frontier_memory.py", "memory of the frontier's queue in memory"),
     "host-memory": ("host_state_memory.py", "memory of per-host state as hosts grow"),
