@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from yarl import URL
 
@@ -196,17 +197,12 @@ class Processor:
             host = host_key(URL(target, encoded=True))
             links = [storage.NewUrl(target, host, parent.depth, parent.score, parent.url)]
 
-        record = storage.FetchRecord(
-            url_id=visit.candidate.url_id,
-            final_url=visit.final_url,
+        record = _fetch_record(
+            visit,
+            outcome,
             canonical_url=None if canonical is None else canonical.url,
-            status=visit.status,
-            content_type=None if response is None else response.content_type,
-            content_length=None if response is None else response.size,
             relevance=relevance,
             title=title,
-            fetched_at=visit.fetched_at or storage.utc_now(),
-            error=outcome.error,
             text=text,
             simhash=None if analysis is None else analysis.simhash,
             near_duplicate_of=near_duplicate_of,
@@ -237,19 +233,7 @@ class Processor:
     ) -> Processed:
         """A variant of a page fetched already: recorded and counted, not stored again
         (no title, text or relevance), its links not followed."""
-        response = visit.response
-        record = storage.FetchRecord(
-            url_id=visit.candidate.url_id,
-            final_url=visit.final_url,
-            canonical_url=canonical.url,
-            status=visit.status,
-            content_type=None if response is None else response.content_type,
-            content_length=None if response is None else response.size,
-            relevance=None,
-            title=None,
-            fetched_at=visit.fetched_at or storage.utc_now(),
-            error=outcome.error,
-        )
+        record = _fetch_record(visit, outcome, canonical_url=canonical.url)
         write = PageWrite(
             visit.candidate,
             record,
@@ -339,3 +323,28 @@ class Processor:
                 *(analysis.links[index].url for index, is_known in enumerate(known) if is_known),
             ),
         )
+
+
+def _fetch_record(
+    visit: Visit,
+    outcome: Outcome,
+    *,
+    relevance: float | None = None,
+    title: str | None = None,
+    **page: Any,
+) -> storage.FetchRecord:
+    """The record of `visit`'s fetch; a stored page adds its relevance, title and the
+    rest of `page` (text, canonical URL, SimHash, language)."""
+    response = visit.response
+    return storage.FetchRecord(
+        url_id=visit.candidate.url_id,
+        final_url=visit.final_url,
+        status=visit.status,
+        content_type=None if response is None else response.content_type,
+        content_length=None if response is None else response.size,
+        relevance=relevance,
+        title=title,
+        fetched_at=visit.fetched_at or storage.utc_now(),
+        error=outcome.error,
+        **page,
+    )
